@@ -1,0 +1,142 @@
+#include "catalog.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace clarify {
+
+const char *to_string(ConceptKind kind) {
+    return kind == ConceptKind::Metric ? "metric" : "dimension";
+}
+
+const char *to_string(ConceptStatus status) {
+    switch (status) {
+        case ConceptStatus::Draft:
+            return "draft";
+        case ConceptStatus::Approved:
+            return "approved";
+        case ConceptStatus::Deprecated:
+            return "deprecated";
+    }
+    return "draft";
+}
+
+std::optional<ConceptKind> parse_kind(const std::string &text) {
+    if (text == "metric") return ConceptKind::Metric;
+    if (text == "dimension") return ConceptKind::Dimension;
+    return std::nullopt;
+}
+
+std::optional<ConceptStatus> parse_status(const std::string &text) {
+    if (text == "draft") return ConceptStatus::Draft;
+    if (text == "approved") return ConceptStatus::Approved;
+    if (text == "deprecated") return ConceptStatus::Deprecated;
+    return std::nullopt;
+}
+
+std::string normalize_term(const std::string &term) {
+    std::size_t begin = 0, end = term.size();
+    while (begin < end && std::isspace(static_cast<unsigned char>(term[begin]))) ++begin;
+    while (end > begin && std::isspace(static_cast<unsigned char>(term[end - 1]))) --end;
+    std::string out = term.substr(begin, end - begin);
+    for (char &c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+void Catalog::add_concept(Concept concept) {
+    std::string id = concept.id;
+    concepts_[id] = std::move(concept);
+}
+
+void Catalog::add_term(const std::string &term, const std::string &concept_id) {
+    std::string t = normalize_term(term);
+    term_candidates_[t].push_back(concept_id);
+    concept_terms_[concept_id].push_back(t);
+}
+
+void Catalog::add_default(Default def) {
+    def.term = normalize_term(def.term);
+    std::string t = def.term;
+    defaults_[t].push_back(std::move(def));
+}
+
+void Catalog::add_approval(Approval approval) {
+    approval.term = normalize_term(approval.term);
+    std::string q = approval.question_id;
+    approvals_[q].push_back(std::move(approval));
+}
+
+void Catalog::add_column(ColumnKey key, const std::string &name, const std::string &concept_id) {
+    GovernedColumn &column = columns_[key];
+    if (column.concept_ids.empty()) relation_columns_[key.relation].push_back(key);
+    column.name = name;
+    if (std::find(column.concept_ids.begin(), column.concept_ids.end(), concept_id) ==
+        column.concept_ids.end())
+        column.concept_ids.push_back(concept_id);
+}
+
+void Catalog::finalize() {
+    // Stable orders make payloads and tests deterministic whatever the load order.
+    auto sort_unique = [](std::vector<std::string> &v) {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+    };
+    for (auto &entry : term_candidates_) sort_unique(entry.second);
+    for (auto &entry : concept_terms_) sort_unique(entry.second);
+    for (auto &entry : columns_) std::sort(entry.second.concept_ids.begin(), entry.second.concept_ids.end());
+    std::vector<RoleId> roles;
+    for (const auto &entry : defaults_)
+        for (const Default &d : entry.second)
+            if (d.applies_to != kEveryone) roles.push_back(d.applies_to);
+    for (const auto &entry : approvals_)
+        for (const Approval &a : entry.second)
+            if (a.granted_to != kEveryone) roles.push_back(a.granted_to);
+    std::sort(roles.begin(), roles.end());
+    roles.erase(std::unique(roles.begin(), roles.end()), roles.end());
+    referenced_roles_ = std::move(roles);
+}
+
+const Concept *Catalog::concept(const std::string &id) const {
+    auto it = concepts_.find(id);
+    return it == concepts_.end() ? nullptr : &it->second;
+}
+
+namespace {
+template <typename Map>
+const typename Map::mapped_type &find_or_empty(const Map &map, const std::string &key) {
+    static const typename Map::mapped_type empty{};
+    auto it = map.find(key);
+    return it == map.end() ? empty : it->second;
+}
+}  // namespace
+
+const std::vector<std::string> &Catalog::candidates(const std::string &term) const {
+    return find_or_empty(term_candidates_, term);
+}
+
+const std::vector<std::string> &Catalog::terms_of(const std::string &concept_id) const {
+    return find_or_empty(concept_terms_, concept_id);
+}
+
+const std::vector<Default> &Catalog::defaults_for(const std::string &term) const {
+    return find_or_empty(defaults_, term);
+}
+
+const std::vector<Approval> &Catalog::approvals_for(const std::string &question_id) const {
+    return find_or_empty(approvals_, question_id);
+}
+
+std::vector<const GovernedColumn *> Catalog::columns_of(std::uint32_t relation) const {
+    std::vector<const GovernedColumn *> out;
+    auto it = relation_columns_.find(relation);
+    if (it == relation_columns_.end()) return out;
+    for (const ColumnKey &key : it->second) out.push_back(column(key));
+    return out;
+}
+
+const GovernedColumn *Catalog::column(ColumnKey key) const {
+    auto it = columns_.find(key);
+    return it == columns_.end() ? nullptr : &it->second;
+}
+
+}  // namespace clarify

@@ -1,0 +1,62 @@
+// An immutable snapshot of the governance catalog, indexed for the gate's look-ups.
+#pragma once
+#include "core_guard.hpp"
+#include "model.hpp"
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace clarify {
+
+// A governed column as read by a statement: where it is and what it may mean.
+struct GovernedColumn {
+    std::string name;  // "schema.table.column", for payloads and the audit
+    std::vector<std::string> concept_ids;
+};
+
+class Catalog {
+public:
+    // Building: add rows in any order, then call finalize() once.
+    void add_concept(Concept concept);
+    void add_term(const std::string &term, const std::string &concept_id);
+    void add_default(Default def);
+    void add_approval(Approval approval);
+    void add_column(ColumnKey key, const std::string &name, const std::string &concept_id);
+    void finalize();
+
+    const Concept *concept(const std::string &id) const;
+    // Candidate concept ids of a term (normalized spelling), in a stable order.
+    const std::vector<std::string> &candidates(const std::string &term) const;
+    // Terms that a concept answers to.
+    const std::vector<std::string> &terms_of(const std::string &concept_id) const;
+    const std::vector<Default> &defaults_for(const std::string &term) const;
+    const std::vector<Approval> &approvals_for(const std::string &question_id) const;
+    // nullptr when the column is not governed. The hot path: one hash look-up.
+    const GovernedColumn *column(ColumnKey key) const;
+    bool governs_relation(std::uint32_t relation) const {
+        return relation_columns_.count(relation) != 0;
+    }
+    // Every governed column of a relation (what a whole-row reference reads).
+    std::vector<const GovernedColumn *> columns_of(std::uint32_t relation) const;
+    std::size_t column_count() const { return columns_.size(); }
+    // Every role named by a default's scope or an approval's grantee.
+    const std::vector<RoleId> &referenced_roles() const { return referenced_roles_; }
+    std::size_t concept_count() const { return concepts_.size(); }
+
+private:
+    std::unordered_map<std::string, Concept> concepts_;
+    std::unordered_map<std::string, std::vector<std::string>> term_candidates_;
+    std::unordered_map<std::string, std::vector<std::string>> concept_terms_;
+    std::unordered_map<std::string, std::vector<Default>> defaults_;
+    std::unordered_map<std::string, std::vector<Approval>> approvals_;
+    std::unordered_map<ColumnKey, GovernedColumn, ColumnKeyHash> columns_;
+    std::unordered_map<std::uint32_t, std::vector<ColumnKey>> relation_columns_;
+    std::vector<RoleId> referenced_roles_;
+};
+
+// Lower-case ASCII letters and trim surrounding white space: how terms are compared.
+std::string normalize_term(const std::string &term);
+
+}  // namespace clarify

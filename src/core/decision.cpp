@@ -1,0 +1,528 @@
+#include "decision.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace clarify {
+
+const char *to_string(State state) {
+    switch (state) {
+        case State::Resolved:
+            return "RESOLVED";
+        case State::Ambiguous:
+            return "AMBIGUOUS";
+        case State::Unsupported:
+            return "UNSUPPORTED";
+        case State::Mismatch:
+            return "MISMATCH";
+        case State::Unverified:
+            return "UNVERIFIED";
+    }
+    return "UNVERIFIED";
+}
+
+const char *sqlstate_of(State state) {
+    switch (state) {
+        case State::Resolved:
+            return "00000";
+        case State::Ambiguous:
+            return "QC001";
+        case State::Unsupported:
+            return "QC002";
+        case State::Mismatch:
+            return "QC003";
+        case State::Unverified:
+            return "QC004";
+    }
+    return "QC004";
+}
+
+const char *to_string(CoverageSource source) {
+    switch (source) {
+        case CoverageSource::UserConfirmation:
+            return "user_confirmation";
+        case CoverageSource::ApprovedDefault:
+            return "approved_default";
+        case CoverageSource::Explicit:
+            return "explicit";
+        case CoverageSource::OnlyEligible:
+            return "only_eligible";
+    }
+    return "only_eligible";
+}
+
+namespace {
+
+bool is_word_byte(unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; }
+
+std::string ascii_lower(const std::string &s) {
+    std::string out = s;
+    for (char &c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::string quoted(const std::string &s) { return "\"" + s + "\""; }
+
+CoverageSource coverage_of(BindingSource source) {
+    switch (source) {
+        case BindingSource::UserConfirmation:
+            return CoverageSource::UserConfirmation;
+        case BindingSource::ApprovedDefault:
+            return CoverageSource::ApprovedDefault;
+        case BindingSource::Explicit:
+            return CoverageSource::Explicit;
+    }
+    return CoverageSource::Explicit;
+}
+
+// Why a concept is not eligible, in words a business user understands.
+std::string ineligibility(const Concept *c, Timestamp now) {
+    if (!c) return "is not a governed meaning";
+    if (c->status == ConceptStatus::Draft) return "is a draft, not an approved meaning";
+    if (c->status == ConceptStatus::Deprecated) return "is deprecated";
+    if (!c->available) return "is currently unavailable";
+    if (now < c->valid_from) return "is not valid yet";
+    if (now >= c->valid_until) return "is no longer valid";
+    return "is eligible";
+}
+
+// The rules of one request, evaluated against one catalog snapshot and one agent.
+class Rules {
+public:
+    Rules(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record)
+        : catalog_(catalog), ctx_(ctx), record_(record) {}
+
+    bool eligible(const std::string &concept_id) const {
+        const Concept *c = catalog_.concept(concept_id);
+        return c && c->eligible(ctx_.now);
+    }
+
+    std::string label(const std::string &concept_id) const {
+        const Concept *c = catalog_.concept(concept_id);
+        return c ? c->label : concept_id;
+    }
+
+    std::vector<std::string> eligible_candidates(const std::string &term) const {
+        std::vector<std::string> out;
+        for (const std::string &id : catalog_.candidates(term))
+            if (eligible(id)) out.push_back(id);
+        return out;
+    }
+
+    // The default that applies to this agent: a role-specific one beats the one for everyone.
+    // Two role-specific defaults naming different concepts conflict: none applies.
+    const Default *applicable_default(const std::string &term, bool *conflict) const {
+        const Default *specific = nullptr, *everyone = nullptr;
+        *conflict = false;
+        for (const Default &d : catalog_.defaults_for(term)) {
+            if (ctx_.now >= d.valid_until) continue;
+            if (d.applies_to == kEveryone) {
+                if (!everyone) everyone = &d;
+            } else if (ctx_.applies(d.applies_to)) {
+                if (specific && specific->concept_id != d.concept_id) *conflict = true;
+                if (!specific) specific = &d;
+            }
+        }
+        if (*conflict) return nullptr;
+        return specific ? specific : everyone;
+    }
+
+    const Approval *valid_approval(const std::string &question_id, const std::string &term,
+                                   const std::string &concept_id) const {
+        if (question_id.empty()) return nullptr;
+        for (const Approval &a : catalog_.approvals_for(question_id)) {
+            if (a.concept_id != concept_id || a.revoked || ctx_.now >= a.expires_at) continue;
+            if (!term.empty() && !a.term.empty() && a.term != term) continue;
+            if (!ctx_.applies(a.granted_to)) continue;
+            return &a;
+        }
+        return nullptr;
+    }
+
+    struct Verification {
+        bool verified = false;
+        std::string reason;
+        std::int64_t approval_id = 0;
+    };
+
+    Verification verify(const Binding &b) const {
+        Verification v;
+        switch (b.source) {
+            case BindingSource::UserConfirmation: {
+                if (record_.question_id.empty()) {
+                    v.reason = "the record claims a user confirmation but has no question_id";
+                    return v;
+                }
+                if (const Approval *a = valid_approval(record_.question_id, b.term, b.concept_id)) {
+                    v.verified = true;
+                    v.approval_id = a->id;
+                    return v;
+                }
+                v.reason = "no valid confirmation of " + label(b.concept_id) +
+                           " is recorded for question " + quoted(record_.question_id);
+                return v;
+            }
+            case BindingSource::ApprovedDefault: {
+                bool conflict = false;
+                std::vector<std::string> terms;
+                if (b.term.empty())
+                    terms = catalog_.terms_of(b.concept_id);
+                else
+                    terms.push_back(b.term);
+                for (const std::string &t : terms) {
+                    const Default *d = applicable_default(t, &conflict);
+                    if (d && d->concept_id == b.concept_id) {
+                        v.verified = true;
+                        return v;
+                    }
+                }
+                v.reason = "no approved default " +
+                           (b.term.empty() ? std::string() : "for " + quoted(b.term) + " ") +
+                           "that applies to this role names " + label(b.concept_id);
+                return v;
+            }
+            case BindingSource::Explicit: {
+                const Concept *c = catalog_.concept(b.concept_id);
+                if (c) {
+                    if (contains_whole_words(record_.question, c->label)) {
+                        v.verified = true;
+                        return v;
+                    }
+                    for (const std::string &alias : c->aliases)
+                        if (contains_whole_words(record_.question, alias)) {
+                            v.verified = true;
+                            return v;
+                        }
+                }
+                v.reason = "the question does not name " + label(b.concept_id) +
+                           " (its label or an alias) explicitly";
+                return v;
+            }
+        }
+        return v;
+    }
+
+    std::optional<Coverage> cover(const GovernedColumn &column,
+                                  const std::string &concept_id) const {
+        const Concept *c = catalog_.concept(concept_id);
+        if (!c || !c->eligible(ctx_.now)) return std::nullopt;
+        Coverage cov;
+        cov.column = column.name;
+        cov.concept_id = concept_id;
+        cov.concept_version = c->version;
+
+        // A claim about what is read must hold: an unverified one is never silently replaced.
+        bool claimed = false;
+        for (const Binding &b : record_.bindings) {
+            if (b.concept_id != concept_id) continue;
+            claimed = true;
+            Verification v = verify(b);
+            if (v.verified) {
+                cov.term = b.term;
+                cov.source = coverage_of(b.source);
+                cov.approval_id = v.approval_id;
+                cov.default_applied = b.source == BindingSource::ApprovedDefault;
+                return cov;
+            }
+        }
+        if (claimed) return std::nullopt;
+        const auto &terms = catalog_.terms_of(concept_id);
+        for (const Binding &b : record_.bindings)
+            if (!b.term.empty() && b.concept_id != concept_id &&
+                std::find(terms.begin(), terms.end(), b.term) != terms.end())
+                return std::nullopt;  // the record resolved this term to another meaning
+        if (terms.empty()) {
+            cov.source = CoverageSource::OnlyEligible;
+            return cov;
+        }
+        for (const std::string &t : terms) {
+            bool conflict = false;
+            const Default *d = applicable_default(t, &conflict);
+            if (d && d->concept_id == concept_id) {
+                cov.term = t;
+                cov.source = CoverageSource::ApprovedDefault;
+                cov.default_applied = true;
+                return cov;
+            }
+        }
+        for (const std::string &t : terms) {
+            bool conflict = false;
+            const Default *d = applicable_default(t, &conflict);
+            if (d || conflict) continue;
+            auto eligible_ids = eligible_candidates(t);
+            if (eligible_ids.size() == 1 && eligible_ids[0] == concept_id) {
+                cov.term = t;
+                cov.source = CoverageSource::OnlyEligible;
+                return cov;
+            }
+        }
+        return std::nullopt;
+    }
+
+    Slot make_slot(const Concept *c, const std::string &concept_id, const std::string &term,
+                   State state) const {
+        Slot s;
+        s.kind = c ? c->kind : ConceptKind::Metric;
+        s.term = term;
+        s.state = state;
+        s.actual = concept_id;
+        if (!term.empty()) s.options = eligible_candidates(term);
+        bool conflict = false;
+        if (!term.empty())
+            if (const Default *d = applicable_default(term, &conflict)) s.default_concept = d->concept_id;
+        return s;
+    }
+
+    // The term to ask about when nothing names one: the one with the most candidates.
+    std::string main_term(const std::string &concept_id) const {
+        std::string best;
+        std::size_t most = 0;
+        for (const std::string &t : catalog_.terms_of(concept_id))
+            if (catalog_.candidates(t).size() > most) {
+                most = catalog_.candidates(t).size();
+                best = t;
+            }
+        return best;
+    }
+
+    std::string spoken_term(const std::string &term, const std::string &concept_id) const {
+        return quoted(term.empty() ? label(concept_id) : term);
+    }
+
+    // Why one concept read by a column is not covered; the first state in precedence order wins.
+    Slot diagnose(const std::string &concept_id) const {
+        const Concept *c = catalog_.concept(concept_id);
+        const auto &terms = catalog_.terms_of(concept_id);
+        const std::string first_term = main_term(concept_id);
+
+        for (const Binding &b : record_.bindings) {
+            if (b.concept_id != concept_id) continue;
+            const std::string term = b.term.empty() ? first_term : b.term;
+            if (!eligible(concept_id)) {
+                Slot s = make_slot(c, concept_id, term, State::Unsupported);
+                s.expected = concept_id;
+                s.reason = "the record binds " + spoken_term(term, concept_id) + " to " +
+                           label(concept_id) + ", which " + ineligibility(c, ctx_.now);
+                s.question = label(concept_id) + " " + ineligibility(c, ctx_.now) + ". " +
+                             (s.options.empty() ? "It cannot be used to answer this question."
+                                                : "Do you mean one of these instead:");
+                return s;
+            }
+            Slot s = make_slot(c, concept_id, term, State::Unverified);
+            s.expected = concept_id;
+            s.reason = verify(b).reason;
+            s.question = "Please confirm what you mean by " + spoken_term(term, concept_id) + ":";
+            return s;
+        }
+        if (!eligible(concept_id)) {
+            Slot s = make_slot(c, concept_id, first_term, State::Unsupported);
+            s.reason = label(concept_id) + " " + ineligibility(c, ctx_.now);
+            s.question = label(concept_id) + " " + ineligibility(c, ctx_.now) + ". " +
+                         (s.options.empty() ? "It cannot be used to answer this question."
+                                            : "Do you mean one of these instead:");
+            return s;
+        }
+        for (const Binding &b : record_.bindings) {
+            if (b.term.empty() || b.concept_id == concept_id ||
+                std::find(terms.begin(), terms.end(), b.term) == terms.end())
+                continue;
+            if (!eligible(b.concept_id)) {
+                const Concept *bound = catalog_.concept(b.concept_id);
+                Slot s = make_slot(c, concept_id, b.term, State::Unsupported);
+                s.expected = b.concept_id;
+                s.reason = "the record binds " + quoted(b.term) + " to " + label(b.concept_id) +
+                           ", which " + ineligibility(bound, ctx_.now);
+                s.question = label(b.concept_id) + " " + ineligibility(bound, ctx_.now) +
+                             ". When you say " + quoted(b.term) + ", do you mean:";
+                return s;
+            }
+            Slot s = make_slot(c, concept_id, b.term, State::Mismatch);
+            s.expected = b.concept_id;
+            s.reason = "the record resolves " + quoted(b.term) + " to " + label(b.concept_id) +
+                       ", but the statement reads " + label(concept_id);
+            s.question = "You asked about " + quoted(b.term) + " meaning " + label(b.concept_id) +
+                         ", but the answer would use " + label(concept_id) + ". Which do you mean:";
+            return s;
+        }
+        std::optional<Slot> best;
+        auto consider = [&best](Slot s) {
+            if (!best || s.state < best->state) best = std::move(s);
+        };
+        for (const std::string &t : terms) {
+            bool conflict = false;
+            const Default *d = applicable_default(t, &conflict);
+            if (d && !eligible(d->concept_id)) {
+                Slot s = make_slot(c, concept_id, t, State::Unsupported);
+                s.reason = "the approved default for " + quoted(t) + ", " + label(d->concept_id) +
+                           ", " + ineligibility(catalog_.concept(d->concept_id), ctx_.now);
+                s.question = "The usual meaning of " + quoted(t) + ", " + label(d->concept_id) +
+                             ", " + ineligibility(catalog_.concept(d->concept_id), ctx_.now) +
+                             ". " +
+                             (s.options.empty() ? "It cannot be used to answer this question."
+                                                : "Do you want one of these instead:");
+                consider(std::move(s));
+            } else if (d) {
+                Slot s = make_slot(c, concept_id, t, State::Mismatch);
+                s.expected = d->concept_id;
+                s.reason = "the approved default for " + quoted(t) + " is " + label(d->concept_id) +
+                           ", but the statement reads " + label(concept_id);
+                s.question = quoted(t) + " normally means " + label(d->concept_id) +
+                             ", but the answer would use " + label(concept_id) +
+                             ". Which do you mean:";
+                consider(std::move(s));
+            } else {
+                Slot s = make_slot(c, concept_id, t, State::Ambiguous);
+                s.reason = conflict ? "defaults for several of your roles name different meanings"
+                                    : std::to_string(s.options.size()) +
+                                          " approved meanings and no default applies";
+                s.question = "When you say " + quoted(t) + ", do you mean:";
+                consider(std::move(s));
+            }
+        }
+        if (best) return *best;
+        // Unreachable for an eligible concept without terms (it is its own only candidate).
+        Slot s = make_slot(c, concept_id, first_term, State::Ambiguous);
+        s.reason = "no approved resolution applies";
+        s.question = "What do you mean by " + spoken_term(first_term, concept_id) + "?";
+        return s;
+    }
+
+private:
+    const Catalog &catalog_;
+    const AgentContext &ctx_;
+    const ResolutionRecord &record_;
+};
+
+void merge_slot(std::vector<Slot> &slots, Slot slot, const std::string &column) {
+    for (Slot &s : slots)
+        if (s.term == slot.term && s.state == slot.state && s.actual == slot.actual) {
+            if (std::find(s.columns.begin(), s.columns.end(), column) == s.columns.end())
+                s.columns.push_back(column);
+            return;
+        }
+    slot.columns.push_back(column);
+    slots.push_back(std::move(slot));
+}
+
+}  // namespace
+
+bool contains_whole_words(const std::string &text, const std::string &phrase) {
+    if (phrase.empty()) return false;
+    const std::string hay = ascii_lower(text), needle = ascii_lower(phrase);
+    for (std::size_t pos = hay.find(needle); pos != std::string::npos;
+         pos = hay.find(needle, pos + 1)) {
+        bool starts = pos == 0 || !is_word_byte(static_cast<unsigned char>(hay[pos - 1]));
+        std::size_t end = pos + needle.size();
+        bool ends = end == hay.size() || !is_word_byte(static_cast<unsigned char>(hay[end]));
+        if (starts && ends) return true;
+    }
+    return false;
+}
+
+TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
+                            const ResolutionRecord &record, const std::string &term,
+                            const std::string &question_id) {
+    Rules rules(catalog, ctx, record);
+    TermResolution r;
+    r.term = normalize_term(term);
+    const auto &candidates = catalog.candidates(r.term);
+    if (candidates.empty()) {
+        r.decision = State::Unsupported;
+        r.reason = quoted(r.term) + " is not a governed term";
+        return r;
+    }
+    r.options = rules.eligible_candidates(r.term);
+    bool conflict = false;
+    const Default *d = rules.applicable_default(r.term, &conflict);
+    if (d) r.default_concept = d->concept_id;
+    auto resolved = [&r](const std::string &id, CoverageSource source, std::string reason) {
+        r.decision = State::Resolved;
+        r.selected = id;
+        r.source = source;
+        r.reason = std::move(reason);
+        return r;
+    };
+
+    // 1. The record's own bindings for this term, when they verify.
+    for (const Binding &b : record.bindings) {
+        bool names_term = b.term == r.term ||
+                          (b.term.empty() && std::find(candidates.begin(), candidates.end(),
+                                                       b.concept_id) != candidates.end());
+        if (!names_term || !rules.eligible(b.concept_id)) continue;
+        auto v = rules.verify(b);
+        if (!v.verified) continue;
+        r.approval_id = v.approval_id;
+        r.default_applied = b.source == BindingSource::ApprovedDefault;
+        return resolved(b.concept_id, coverage_of(b.source),
+                        "resolved by the session's record (" + std::string(to_string(b.source)) + ")");
+    }
+    // 2. A user's confirmation recorded for this question.
+    const std::string qid = question_id.empty() ? record.question_id : question_id;
+    for (const std::string &id : candidates) {
+        if (!rules.eligible(id)) continue;
+        if (const Approval *a = rules.valid_approval(qid, r.term, id)) {
+            r.approval_id = a->id;
+            return resolved(id, CoverageSource::UserConfirmation,
+                            "confirmed by " + a->confirmed_by + " for question " + quoted(qid));
+        }
+    }
+    // 3. The applicable default; a dead default never falls through to the remaining candidates.
+    if (d) {
+        if (rules.eligible(d->concept_id)) {
+            r.default_applied = true;
+            return resolved(d->concept_id, CoverageSource::ApprovedDefault,
+                            "approved default (approved by " + d->approved_by + ")");
+        }
+        r.decision = State::Unsupported;
+        r.reason = "the approved default for " + quoted(r.term) + ", " + rules.label(d->concept_id) +
+                   ", " + ineligibility(catalog.concept(d->concept_id), ctx.now);
+        return r;
+    }
+    if (conflict) {
+        r.decision = State::Ambiguous;
+        r.reason = "defaults for several of your roles name different meanings";
+        return r;
+    }
+    // 4. The only eligible candidate.
+    if (r.options.size() == 1)
+        return resolved(r.options.front(), CoverageSource::OnlyEligible, "the only approved meaning");
+    if (r.options.empty()) {
+        r.decision = State::Unsupported;
+        r.reason = "no approved meaning of " + quoted(r.term) + " is available";
+        return r;
+    }
+    r.decision = State::Ambiguous;
+    r.reason = std::to_string(r.options.size()) + " approved meanings and no default applies";
+    return r;
+}
+
+Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
+                const std::vector<const GovernedColumn *> &read) {
+    Rules rules(catalog, ctx, record);
+    Decision decision;
+    for (const GovernedColumn *column : read) {
+        if (!column) continue;
+        if (std::find(decision.columns.begin(), decision.columns.end(), column->name) !=
+            decision.columns.end())
+            continue;
+        decision.columns.push_back(column->name);
+        std::optional<Coverage> covered;
+        for (const std::string &id : column->concept_ids)
+            if ((covered = rules.cover(*column, id))) break;
+        if (covered) {
+            decision.covered.push_back(std::move(*covered));
+            continue;
+        }
+        for (const std::string &id : column->concept_ids)
+            merge_slot(decision.slots, rules.diagnose(id), column->name);
+    }
+    decision.state = State::Resolved;
+    for (const Slot &s : decision.slots)
+        if (decision.state == State::Resolved || s.state < decision.state) decision.state = s.state;
+    // Report the slots in the order of their states, so the first one is the one to ask.
+    std::stable_sort(decision.slots.begin(), decision.slots.end(),
+                     [](const Slot &a, const Slot &b) { return a.state < b.state; });
+    return decision;
+}
+
+}  // namespace clarify

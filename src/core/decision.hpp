@@ -1,0 +1,86 @@
+// The gate's rules (CONTRACT §6, §7): resolving a term, and deciding a statement's read set.
+#pragma once
+#include "core_guard.hpp"
+#include "catalog.hpp"
+#include "record.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace clarify {
+
+// Failure states in the contract's order of precedence (first reported wins).
+enum class State { Resolved, Ambiguous, Unsupported, Mismatch, Unverified };
+enum class CoverageSource { UserConfirmation, ApprovedDefault, Explicit, OnlyEligible };
+
+const char *to_string(State state);
+const char *sqlstate_of(State state);  // "QC001".."QC004"; "00000" for Resolved
+const char *to_string(CoverageSource source);
+
+// Who is asking, and when: the roles (of those the catalog names) that apply to the agent.
+struct AgentContext {
+    Timestamp now = 0;
+    std::unordered_set<RoleId> member_of;
+    bool applies(RoleId role) const { return role == kEveryone || member_of.count(role) != 0; }
+};
+
+// clarify.resolve(term): the gate for one term, without a statement.
+struct TermResolution {
+    State decision = State::Ambiguous;  // Resolved, Ambiguous or Unsupported
+    std::string term;
+    std::string selected;              // concept id when resolved
+    std::vector<std::string> options;  // eligible candidates, to ask the user
+    std::string reason;
+    std::optional<CoverageSource> source;
+    std::string default_concept;  // the applicable default's concept, "" when none applies
+    bool default_applied = false;
+    std::int64_t approval_id = 0;
+};
+
+TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
+                            const ResolutionRecord &record, const std::string &term,
+                            const std::string &question_id);
+
+// How one governed column read was covered.
+struct Coverage {
+    std::string column;
+    std::string concept_id;
+    int concept_version = 0;
+    std::string term;  // the term through which it was resolved, "" when none
+    CoverageSource source = CoverageSource::OnlyEligible;
+    bool default_applied = false;
+    std::int64_t approval_id = 0;
+};
+
+// One thing the user must be asked about: a meaning read that nothing approved.
+struct Slot {
+    ConceptKind kind = ConceptKind::Metric;
+    std::string term;  // "" when the concept answers to no term
+    State state = State::Ambiguous;
+    std::string reason;
+    std::string question;
+    std::vector<std::string> options;  // eligible concept ids
+    std::vector<std::string> columns;
+    std::string default_concept;  // the applicable default, "" when none
+    std::string expected;         // what the binding or default named, "" when nothing did
+    std::string actual;           // the concept the statement reads
+};
+
+struct Decision {
+    State state = State::Resolved;  // Resolved when allowed
+    std::vector<std::string> columns;  // every governed column read
+    std::vector<Coverage> covered;
+    std::vector<Slot> slots;  // every failing slot
+    bool allowed() const { return state == State::Resolved; }
+};
+
+Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
+                const std::vector<const GovernedColumn *> &read);
+
+// Whole-word, case-insensitive match used to verify `explicit` bindings.
+bool contains_whole_words(const std::string &text, const std::string &phrase);
+
+}  // namespace clarify

@@ -1,0 +1,151 @@
+#include "payload.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace clarify {
+
+using nlohmann::json;
+
+namespace {
+
+json text_or_null(const std::string &s) { return s.empty() ? json(nullptr) : json(s); }
+
+json option_json(const Catalog &catalog, const std::string &id) {
+    const Concept *c = catalog.concept(id);
+    json o = json::object();
+    o["value"] = id;
+    o["label"] = c ? c->label : id;
+    o["description"] = c ? c->description : "";
+    o["owner"] = c ? c->owner : "";
+    return o;
+}
+
+json options_json(const Catalog &catalog, const std::vector<std::string> &ids) {
+    json list = json::array();
+    for (const std::string &id : ids) list.push_back(option_json(catalog, id));
+    return list;
+}
+
+json slot_json(const Catalog &catalog, const Slot &s) {
+    json o = json::object();
+    o["kind"] = to_string(s.kind);
+    o["term"] = text_or_null(s.term);
+    o["state"] = to_string(s.state);
+    o["reason"] = s.reason;
+    o["question"] = s.question;
+    o["options"] = options_json(catalog, s.options);
+    o["columns"] = s.columns;
+    o["default"] = text_or_null(s.default_concept);
+    o["expected"] = text_or_null(s.expected);
+    o["actual"] = text_or_null(s.actual);
+    return o;
+}
+
+json coverage_json(const Coverage &c) {
+    json o = json::object();
+    o["column"] = c.column;
+    o["concept"] = c.concept_id;
+    o["version"] = c.concept_version;
+    o["term"] = text_or_null(c.term);
+    o["source"] = to_string(c.source);
+    o["default_applied"] = c.default_applied;
+    o["approval_id"] = c.approval_id ? json(c.approval_id) : json(nullptr);
+    return o;
+}
+
+// The options as a sentence: "A (what A is), B (what B is) or C (what C is)".
+std::string options_sentence(const Catalog &catalog, const std::vector<std::string> &ids) {
+    std::string out;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const Concept *c = catalog.concept(ids[i]);
+        if (i > 0) out += (i + 1 == ids.size()) ? " or " : ", ";
+        out += c ? c->label : ids[i];
+        if (c && !c->description.empty()) out += " (" + c->description + ")";
+    }
+    return out;
+}
+
+std::string term_of(const Catalog &catalog, const Slot &s) {
+    if (!s.term.empty()) return "\"" + s.term + "\"";
+    const Concept *c = catalog.concept(s.actual);
+    return "\"" + (c ? c->label : s.actual) + "\"";
+}
+
+}  // namespace
+
+std::string resolution_json(const Catalog &catalog, const TermResolution &r) {
+    json o = json::object();
+    o["decision"] = to_string(r.decision);
+    o["term"] = r.term;
+    o["selected"] = text_or_null(r.selected);
+    o["options"] = options_json(catalog, r.options);
+    o["reason"] = r.reason;
+    o["source"] = r.source ? json(to_string(*r.source)) : json(nullptr);
+    o["default"] = text_or_null(r.default_concept);
+    o["default_applied"] = r.default_applied;
+    o["approval_id"] = r.approval_id ? json(r.approval_id) : json(nullptr);
+    return o.dump();
+}
+
+std::string decision_json(const Catalog &catalog, const Decision &d, const std::string &decision_id,
+                          const std::string &question_id, bool with_decision) {
+    json o = json::object();
+    o["decision_id"] = text_or_null(decision_id);
+    if (with_decision) o["decision"] = d.allowed() ? "allowed" : "rejected";
+    o["state"] = to_string(d.state);
+    o["question_id"] = text_or_null(question_id);
+    o["status"] = d.allowed() ? "resolved" : "awaiting_clarification";
+    json slots = json::array();
+    for (const Slot &s : d.slots) slots.push_back(slot_json(catalog, s));
+    o["slots"] = std::move(slots);
+    if (with_decision) {
+        o["columns"] = d.columns;
+        json covered = json::array();
+        for (const Coverage &c : d.covered) covered.push_back(coverage_json(c));
+        o["bindings"] = std::move(covered);
+    }
+    return o.dump();
+}
+
+std::string message_text(const Catalog &catalog, const Decision &d) {
+    if (d.slots.empty()) return "statement allowed";
+    const Slot &s = d.slots.front();
+    std::string term = term_of(catalog, s);
+    std::string more = d.slots.size() > 1
+                           ? " (and " + std::to_string(d.slots.size() - 1) + " more unresolved)"
+                           : "";
+    switch (s.state) {
+        case State::Ambiguous:
+            return "the meaning of " + term + " is ambiguous: " + s.reason + more;
+        case State::Unsupported:
+            return "the meaning of " + term + " is not supported: " + s.reason + more;
+        case State::Mismatch:
+            return "the statement reads another meaning of " + term +
+                   " than the one resolved: " + s.reason + more;
+        case State::Unverified:
+            return "the resolution of " + term + " could not be verified: " + s.reason + more;
+        case State::Resolved:
+            break;
+    }
+    return "statement allowed";
+}
+
+std::string hint_text(const Catalog &catalog, const Decision &d) {
+    std::string out;
+    for (const Slot &s : d.slots) {
+        if (!out.empty()) out += " ";
+        out += s.question;
+        if (!s.options.empty()) out += " " + options_sentence(catalog, s.options) + "?";
+    }
+    return out;
+}
+
+std::string columns_json(const Decision &d) { return json(d.columns).dump(); }
+
+std::string bindings_json(const Decision &d) {
+    json list = json::array();
+    for (const Coverage &c : d.covered) list.push_back(coverage_json(c));
+    return list.dump();
+}
+
+}  // namespace clarify

@@ -1,0 +1,26 @@
+// What the gate says: JSON payloads, the human message and the clarification question.
+#pragma once
+#include "core_guard.hpp"
+#include "decision.hpp"
+
+#include <string>
+
+namespace clarify {
+
+// The JSON of clarify.resolve().
+std::string resolution_json(const Catalog &catalog, const TermResolution &resolution);
+
+// The one-line JSON DETAIL of a rejection (CONTRACT §6); with_decision adds "decision" (check()).
+std::string decision_json(const Catalog &catalog, const Decision &decision,
+                          const std::string &decision_id, const std::string &question_id,
+                          bool with_decision);
+
+// The error's MESSAGE: one sentence. The HINT: the question in business language only.
+std::string message_text(const Catalog &catalog, const Decision &decision);
+std::string hint_text(const Catalog &catalog, const Decision &decision);
+
+// Audit columns: the governed columns read, and how each covered column was resolved.
+std::string columns_json(const Decision &decision);
+std::string bindings_json(const Decision &decision);
+
+}  // namespace clarify

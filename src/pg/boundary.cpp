@@ -1,0 +1,38 @@
+#include "pg.hpp"
+#include "boundary.hpp"
+
+#include <cstring>
+
+namespace clarify::pg {
+
+ErrorData *run_guarded(void (*fn)(void *), void *arg) {
+    MemoryContext volatile context = CurrentMemoryContext;
+    ErrorData *volatile edata = nullptr;
+    PG_TRY();
+    { fn(arg); }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(context);
+        edata = CopyErrorData();
+        FlushErrorState();
+    }
+    PG_END_TRY();
+    return edata;
+}
+
+char *copy_for_report(const std::string &text) {
+    char *out = static_cast<char *>(
+        MemoryContextAllocExtended(CurrentMemoryContext, text.size() + 1, MCXT_ALLOC_NO_OOM));
+    if (out) std::memcpy(out, text.c_str(), text.size() + 1);
+    return out;
+}
+
+void raise_caught(ErrorData *pg_error, int sqlcode, const char *message, const char *detail,
+                  const char *hint) {
+    if (pg_error) ReThrowError(pg_error);
+    ereport(ERROR, (errcode(sqlcode), errmsg_internal("%s", message ? message : "pg_clarify error"),
+                    detail ? errdetail_internal("%s", detail) : 0, hint ? errhint("%s", hint) : 0));
+    pg_unreachable();
+}
+
+}  // namespace clarify::pg

@@ -1,0 +1,311 @@
+#include "pg.hpp"
+#include "gate.hpp"
+#include "boundary.hpp"
+#include "compat.hpp"
+#include "governance.hpp"
+#include "payload.hpp"
+#include "read_set.hpp"
+#include "settings.hpp"
+#include "shared.hpp"
+
+extern "C" {
+#include "access/parallel.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "commands/copy.h"
+#include "commands/defrem.h"
+#include "executor/executor.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "tcop/tcopprot.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+}
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace clarify::pg {
+
+namespace {
+
+ExecutorStart_hook_type prev_executor_start = nullptr;
+CheckPermsHook prev_check_perms = nullptr;
+
+// The statement whose ExecutorStart is under way: its plan lets the permission check hook
+// trace demand precisely. Saved and restored around nested starts.
+PlannedStmt *starting_stmt = nullptr;
+const char *starting_text = nullptr;
+bool starting_explain_only = false;
+
+struct LastDecision {
+    bool present = false;
+    uint64 id = 0;
+    Decision decision;
+    std::string question_id;
+    std::string statement;
+    int64 query_id = 0;
+    std::string record;
+    TimestampTz decided_at = 0;
+    std::string rejection_detail;  // rendered when rejected, while the catalog is at hand
+};
+LastDecision last;
+
+int sqlcode_of(State state) {
+    const char *s = sqlstate_of(state);
+    return MAKE_SQLSTATE(s[0], s[1], s[2], s[3], s[4]);
+}
+
+// Which range table entries are governed relations; nullptr when none is (the common case).
+bool *watched_entries(const Catalog &catalog, List *range_table) {
+    int n = pg_guard([&] { return list_length(range_table); });
+    bool *watched = nullptr;
+    for (int i = 0; i < n; ++i) {
+        RangeTblEntry *rte = static_cast<RangeTblEntry *>(list_nth(range_table, i));
+        if (rte->rtekind != RTE_RELATION || !catalog.governs_relation(rte->relid)) continue;
+        if (!watched) watched = pg_guard([&] { return static_cast<bool *>(palloc0(n)); });
+        watched[i] = true;
+    }
+    return watched;
+}
+
+std::vector<const GovernedColumn *> governed_reads(const Catalog &catalog, ReadSet reads) {
+    std::vector<const GovernedColumn *> out;
+    for (int i = 0; i < reads.count; ++i) {
+        const ColumnRead &r = reads.reads[i];
+        if (r.attnum == 0) {
+            for (const GovernedColumn *c : catalog.columns_of(r.relation)) out.push_back(c);
+        } else if (const GovernedColumn *c = catalog.column(ColumnKey{r.relation, r.attnum})) {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+std::string statement_text(const char *source, const PlannedStmt *stmt) {
+    if (!source) return {};
+    std::string text(source);
+    if (stmt && stmt->stmt_location >= 0 && static_cast<size_t>(stmt->stmt_location) <= text.size()) {
+        text = text.substr(stmt->stmt_location,
+                           stmt->stmt_len > 0 ? static_cast<size_t>(stmt->stmt_len) : std::string::npos);
+    }
+    return text;
+}
+
+// Decides one statement for a gated session; throws the clarification error on rejection.
+void decide_statement(const Catalog &catalog, const std::vector<const GovernedColumn *> &read,
+                      const PlannedStmt *stmt, const char *source) {
+    const ResolutionRecord &record = current_record();
+    AgentContext ctx = agent_context(catalog);
+    Decision decision = decide(catalog, ctx, record, read);
+
+    last.present = true;
+    last.id = pg_guard([] { return next_decision_id(); });
+    last.question_id = record.question_id;
+    last.statement = statement_text(source, stmt);
+    last.query_id = stmt ? static_cast<int64>(stmt->queryId) : 0;
+    last.record = resolution_text ? resolution_text : "";
+    last.decided_at = pg_guard([] { return GetCurrentTimestamp(); });
+    last.rejection_detail.clear();
+    last.decision = std::move(decision);
+    if (last.decision.allowed()) return;
+
+    const std::string id = std::to_string(last.id);
+    last.rejection_detail = decision_json(catalog, last.decision, id, record.question_id, false);
+    throw ReportedError(sqlcode_of(last.decision.state), message_text(catalog, last.decision),
+                        last.rejection_detail, hint_text(catalog, last.decision));
+}
+
+void gate_range_table(List *range_table) {
+    if (!session_is_gated()) return;
+    const Catalog *catalog = governance_catalog();
+    if (!catalog || catalog->column_count() == 0) return;
+    bool *watched = watched_entries(*catalog, range_table);
+    if (!watched) return;
+
+    PlannedStmt *stmt = starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
+    if (stmt && starting_explain_only) return;  // plain EXPLAIN reads nothing
+    ReadSet reads = pg_guard([&] {
+        return stmt ? plan_read_set(stmt, watched) : range_table_read_set(range_table, watched);
+    });
+    std::vector<const GovernedColumn *> read = governed_reads(*catalog, reads);
+    if (read.empty()) return;
+    decide_statement(*catalog, read, stmt, stmt ? starting_text : debug_query_string);
+}
+
+void clarify_executor_start(QueryDesc *query_desc, int eflags) {
+    PlannedStmt *saved_stmt = starting_stmt;
+    const char *saved_text = starting_text;
+    bool saved_explain = starting_explain_only;
+    starting_stmt = query_desc->plannedstmt;
+    starting_text = query_desc->sourceText;
+    starting_explain_only = (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0;
+    PG_TRY();
+    {
+        if (prev_executor_start)
+            prev_executor_start(query_desc, eflags);
+        else
+            standard_ExecutorStart(query_desc, eflags);
+    }
+    PG_FINALLY();
+    {
+        starting_stmt = saved_stmt;
+        starting_text = saved_text;
+        starting_explain_only = saved_explain;
+    }
+    PG_END_TRY();
+}
+
+bool clarify_check_perms(CLARIFY_CHECK_PERMS_ARGS) {
+    if (prev_check_perms && !CLARIFY_CHECK_PERMS_CALL(prev_check_perms)) return false;
+    // Parallel workers run a plan the leader already decided.
+    if (!gate_enabled || IsParallelWorker() || loading_governance()) return true;
+    cpp_entry([&] { gate_range_table(range_table); });
+    return true;
+}
+
+// --- clarify.check() -------------------------------------------------------------------------
+
+struct PlannedCheck {
+    PlannedStmt *stmt;  // nullptr when the statement reads nothing through a plan
+    ReadSet copy_reads;  // COPY table TO: the copied columns
+    bool has_copy_reads;
+};
+
+PlannedStmt *plan_query(Query *query, const char *sql) {
+    return pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, nullptr);
+}
+
+// Plans (without running) the one statement in sql, unwrapping the utility statements that
+// run a query: CREATE TABLE AS, DECLARE CURSOR, EXPLAIN ANALYZE, COPY.
+PlannedCheck plan_for_check(const char *sql, const bool *all_watched_unused) {
+    (void)all_watched_unused;
+    PlannedCheck out = {};
+    List *raw = pg_parse_query(sql);
+    if (list_length(raw) != 1)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("clarify.check() takes exactly one statement, got %d", list_length(raw))));
+    RawStmt *raw_stmt = linitial_node(RawStmt, raw);
+    if (IsA(raw_stmt->stmt, CopyStmt)) {
+        CopyStmt *copy = (CopyStmt *)raw_stmt->stmt;
+        if (copy->is_from) return out;
+        if (copy->query) {
+            RawStmt *inner = makeNode(RawStmt);
+            inner->stmt = copy->query;
+            inner->stmt_location = -1;
+            List *queries = pg_analyze_and_rewrite_fixedparams(inner, sql, nullptr, 0, nullptr);
+            out.stmt = plan_query(linitial_node(Query, queries), sql);
+            return out;
+        }
+        Oid relid = RangeVarGetRelid(copy->relation, AccessShareLock, false);
+        int n = 0;
+        ColumnRead *reads;
+        if (copy->attlist) {
+            reads = (ColumnRead *)palloc(sizeof(ColumnRead) * list_length(copy->attlist));
+            ListCell *lc;
+            foreach (lc, copy->attlist) {
+                AttrNumber attnum = get_attnum(relid, strVal(lfirst(lc)));
+                if (attnum == InvalidAttrNumber)
+                    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                                    errmsg("column \"%s\" does not exist", strVal(lfirst(lc)))));
+                reads[n].relation = relid;
+                reads[n++].attnum = attnum;
+            }
+        } else {
+            reads = (ColumnRead *)palloc(sizeof(ColumnRead));
+            reads[n].relation = relid;
+            reads[n++].attnum = 0;
+        }
+        out.copy_reads = ReadSet{reads, n};
+        out.has_copy_reads = true;
+        return out;
+    }
+    List *queries = pg_analyze_and_rewrite_fixedparams(raw_stmt, sql, nullptr, 0, nullptr);
+    Query *query = linitial_node(Query, queries);
+    if (query->commandType == CMD_UTILITY) {
+        Node *utility = query->utilityStmt;
+        if (IsA(utility, CreateTableAsStmt)) {
+            query = (Query *)((CreateTableAsStmt *)utility)->query;
+        } else if (IsA(utility, DeclareCursorStmt)) {
+            query = (Query *)((DeclareCursorStmt *)utility)->query;
+        } else if (IsA(utility, ExplainStmt)) {
+            ExplainStmt *explain = (ExplainStmt *)utility;
+            bool analyze = false;
+            ListCell *lc;
+            foreach (lc, explain->options) {
+                DefElem *opt = (DefElem *)lfirst(lc);
+                if (strcmp(opt->defname, "analyze") == 0) analyze = defGetBoolean(opt);
+            }
+            if (!analyze) return out;
+            query = (Query *)explain->query;
+        } else {
+            return out;
+        }
+        if (!query || !IsA(query, Query)) return out;
+        if (query->commandType == CMD_UTILITY) return out;
+    }
+    out.stmt = plan_query(query, sql);
+    return out;
+}
+
+}  // namespace
+
+void install_gate() {
+    prev_executor_start = ExecutorStart_hook;
+    ExecutorStart_hook = clarify_executor_start;
+    prev_check_perms = ExecutorCheckPerms_hook;
+    ExecutorCheckPerms_hook = clarify_check_perms;
+    install_shared_memory();
+}
+
+std::string check_statement(const char *sql) {
+    const Catalog *catalog = governance_catalog();
+    if (!catalog) throw ReportedError(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                                      "pg_clarify is not installed in this database");
+    PlannedCheck planned = pg_guard([&] { return plan_for_check(sql, nullptr); });
+    std::vector<const GovernedColumn *> read;
+    if (planned.stmt || planned.has_copy_reads) {
+        List *range_table = planned.stmt ? planned.stmt->rtable : nullptr;
+        bool *watched = planned.stmt ? watched_entries(*catalog, range_table) : nullptr;
+        if (planned.has_copy_reads) {
+            read = governed_reads(*catalog, planned.copy_reads);
+        } else if (watched) {
+            ReadSet reads = pg_guard([&] { return plan_read_set(planned.stmt, watched); });
+            read = governed_reads(*catalog, reads);
+        }
+    }
+    const ResolutionRecord &record = current_record();
+    Decision decision = decide(*catalog, agent_context(*catalog), record, read);
+    nlohmann::json out =
+        nlohmann::json::parse(decision_json(*catalog, decision, "", record.question_id, true));
+    out["gated"] = session_is_gated();
+    out["governed"] = !read.empty();
+    return out.dump();
+}
+
+std::string last_decision_json() {
+    if (!last.present) return {};
+    nlohmann::json out;
+    if (!last.rejection_detail.empty()) {
+        out = nlohmann::json::parse(last.rejection_detail);
+        out["decision"] = "rejected";
+        out["columns"] = last.decision.columns;
+        out["bindings"] = nlohmann::json::parse(bindings_json(last.decision));
+    } else {
+        // Allowed decisions have no slots: rendering needs no catalog.
+        Catalog none;
+        out = nlohmann::json::parse(
+            decision_json(none, last.decision, std::to_string(last.id), last.question_id, true));
+    }
+    out["statement"] = last.statement;
+    out["query_id"] = last.query_id;
+    out["record"] = last.record;
+    const char *when = pg_guard([] { return timestamptz_to_str(last.decided_at); });
+    out["decided_at"] = when;
+    return out.dump();
+}
+
+}  // namespace clarify::pg

@@ -1,0 +1,353 @@
+#include "pg.hpp"
+#include "governance.hpp"
+#include "boundary.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "catalog/pg_inherits.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/guc.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+}
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace clarify::pg {
+
+namespace {
+
+// Backend-local state. The callbacks only flip flags: they must not touch the catalogs.
+struct State {
+    bool catalog_stale = true;
+    bool roles_stale = true;
+    bool membership_stale = true;
+    bool loading = false;
+    std::unique_ptr<Catalog> catalog;
+    std::vector<Oid> agent_roles;
+    std::unordered_set<Oid> catalog_tables;
+    std::unordered_set<Oid> governed_relations;  // and their partitions and children
+    Oid session = InvalidOid, outer = InvalidOid;
+    bool gated = false;
+    Oid extension_owner = InvalidOid;
+};
+State state;
+
+void on_relcache(Datum, Oid relid) {
+    if (relid == InvalidOid || state.catalog_tables.count(relid) ||
+        state.governed_relations.count(relid)) {
+        state.catalog_stale = true;
+        state.roles_stale = true;
+        state.membership_stale = true;
+    }
+}
+
+void on_roles(Datum, int, uint32) { state.membership_stale = true; }
+
+// Rows of one query, as text (nullptr for NULL), copied out of SPI by the caller.
+struct Rows {
+    uint64 count = 0;
+    int width = 0;
+    char **values = nullptr;  // row-major, palloc'd in the SPI procedure context
+    const char *at(uint64 row, int col) const { return values[row * width + col]; }
+};
+
+Rows query(const char *sql) {
+    return pg_guard([&]() -> Rows {
+        Rows rows;
+        if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+            elog(ERROR, "pg_clarify: catalog query failed: %s", sql);
+        rows.count = SPI_processed;
+        rows.width = SPI_tuptable->tupdesc->natts;
+        rows.values = static_cast<char **>(palloc0(sizeof(char *) * rows.count * rows.width + 1));
+        for (uint64 r = 0; r < rows.count; ++r)
+            for (int c = 0; c < rows.width; ++c)
+                rows.values[r * rows.width + c] =
+                    SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1);
+        return rows;
+    });
+}
+
+std::string text(const Rows &rows, uint64 r, int c) {
+    const char *v = rows.at(r, c);
+    return v ? std::string(v) : std::string();
+}
+
+long long number(const Rows &rows, uint64 r, int c) {
+    const char *v = rows.at(r, c);
+    return v ? std::stoll(v) : 0;
+}
+
+// Timestamps cross as microseconds since the Unix epoch; NULL and ±infinity become open bounds.
+#define CLARIFY_MICROS(col, open)                                                  \
+    "CASE WHEN " col " IS NULL THEN " open " WHEN " col " = 'infinity' THEN "      \
+    "'9223372036854775807' WHEN " col " = '-infinity' THEN '-9223372036854775808' " \
+    "ELSE (extract(epoch FROM " col ") * 1000000)::int8::text END"
+#define CLARIFY_OPEN_END "'9223372036854775807'"
+#define CLARIFY_OPEN_START "'-9223372036854775808'"
+
+// Runs body with SPI connected and the extension owner as the current user, so that loading
+// works whoever the caller is (agents cannot read approvals) and the caller's search_path and
+// row security cannot change what is read.
+template <typename Body>
+void as_extension_owner(Body &&body) {
+    struct Saved {
+        Oid user;
+        int sec;
+        int guc_level;
+    };
+    Saved saved = pg_guard([]() -> Saved {
+        Saved s{};
+        GetUserIdAndSecContext(&s.user, &s.sec);
+        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "pg_clarify: SPI_connect failed");
+        // The caller's search_path must not choose the functions run as the owner.
+        s.guc_level = NewGUCNestLevel();
+        set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+                          GUC_ACTION_SAVE, true, 0, false);
+        return s;
+    });
+    state.loading = true;
+    try {
+        Rows owner = query(
+            "SELECT extowner::oid::text FROM pg_catalog.pg_extension WHERE extname = 'pg_clarify'");
+        state.extension_owner = owner.count ? static_cast<Oid>(number(owner, 0, 0)) : InvalidOid;
+        if (state.extension_owner != InvalidOid) {
+            pg_guard([&] {
+                SetUserIdAndSecContext(state.extension_owner,
+                                       saved.sec | SECURITY_LOCAL_USERID_CHANGE |
+                                           SECURITY_RESTRICTED_OPERATION);
+            });
+            body();
+        }
+    } catch (...) {
+        state.loading = false;
+        throw;  // the transaction's abort restores the user and releases SPI
+    }
+    state.loading = false;
+    pg_guard([&] {
+        SetUserIdAndSecContext(saved.user, saved.sec);
+        AtEOXact_GUC(true, saved.guc_level);
+        SPI_finish();
+    });
+}
+
+Timestamp unix_micros_now() {
+    TimestampTz now = GetCurrentStatementStartTimestamp();
+    return now + (Timestamp(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
+}
+
+void watch_catalog_tables() {
+    Rows tables = query(
+        "SELECT c.oid::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+        "ON n.oid = c.relnamespace WHERE n.nspname = 'clarify' AND c.relkind IN ('r', 'p')");
+    for (uint64 r = 0; r < tables.count; ++r)
+        state.catalog_tables.insert(static_cast<Oid>(number(tables, r, 0)));
+}
+
+void load_roles() {
+    state.agent_roles.clear();
+    if (pg_guard([] { return creating_extension; })) return;
+    // Cleared before loading: an invalidation that arrives meanwhile marks it stale again.
+    state.roles_stale = false;
+    state.membership_stale = true;
+    try {
+        as_extension_owner([] {
+            watch_catalog_tables();
+            Rows roles = query("SELECT agent_role::oid::text FROM clarify.agent_roles");
+            for (uint64 r = 0; r < roles.count; ++r)
+                state.agent_roles.push_back(static_cast<Oid>(number(roles, r, 0)));
+        });
+    } catch (...) {
+        state.roles_stale = true;
+        throw;
+    }
+}
+
+struct ColumnName {
+    Oid relation;
+    AttrNumber attnum;
+    char *qualified;  // "schema.table.column"; NULL when the column no longer exists
+};
+
+// Expands a governed column to the relation and every partition or inheritance child.
+ColumnName *resolve_column(Oid relation, const char *column, int *count) {
+    return pg_guard([&]() -> ColumnName * {
+        *count = 0;
+        if (!get_rel_name(relation)) return static_cast<ColumnName *>(nullptr);
+        List *family = find_all_inheritors(relation, NoLock, nullptr);
+        ColumnName *out = static_cast<ColumnName *>(palloc0(sizeof(ColumnName) * list_length(family)));
+        ListCell *lc;
+        foreach (lc, family) {
+            Oid member = lfirst_oid(lc);
+            AttrNumber attnum = get_attnum(member, column);
+            char *relname = get_rel_name(member);
+            if (attnum == InvalidAttrNumber || !relname) continue;
+            char *nspname = get_namespace_name(get_rel_namespace(member));
+            out[*count].relation = member;
+            out[*count].attnum = attnum;
+            out[*count].qualified = psprintf("%s.%s.%s", nspname, relname, column);
+            ++*count;
+        }
+        return out;
+    });
+}
+
+void load_catalog(Catalog &catalog) {
+    state.governed_relations.clear();
+    Rows concepts = query(
+        "SELECT id, kind, label, description, owner, status, available::text, version::text, "
+        "array_to_json(aliases)::text, " CLARIFY_MICROS("valid_from", CLARIFY_OPEN_START) ", "
+        CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.concepts");
+    for (uint64 r = 0; r < concepts.count; ++r) {
+        Concept c;
+        c.id = text(concepts, r, 0);
+        c.kind = parse_kind(text(concepts, r, 1)).value_or(ConceptKind::Metric);
+        c.label = text(concepts, r, 2);
+        c.description = text(concepts, r, 3);
+        c.owner = text(concepts, r, 4);
+        c.status = parse_status(text(concepts, r, 5)).value_or(ConceptStatus::Draft);
+        c.available = text(concepts, r, 6) == "true";
+        c.version = static_cast<int>(number(concepts, r, 7));
+        for (const auto &alias : nlohmann::json::parse(text(concepts, r, 8)))
+            if (alias.is_string()) c.aliases.push_back(alias.get<std::string>());
+        c.valid_from = number(concepts, r, 9);
+        c.valid_until = number(concepts, r, 10);
+        catalog.add_concept(std::move(c));
+    }
+    Rows terms = query("SELECT term, concept_id FROM clarify.terms");
+    for (uint64 r = 0; r < terms.count; ++r) catalog.add_term(text(terms, r, 0), text(terms, r, 1));
+
+    Rows defaults = query(
+        "SELECT id::text, term, concept_id, coalesce(applies_to::oid, 0)::text, approved_by, "
+        CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.defaults");
+    for (uint64 r = 0; r < defaults.count; ++r) {
+        Default d;
+        d.id = number(defaults, r, 0);
+        d.term = text(defaults, r, 1);
+        d.concept_id = text(defaults, r, 2);
+        d.applies_to = static_cast<RoleId>(number(defaults, r, 3));
+        d.approved_by = text(defaults, r, 4);
+        d.valid_until = number(defaults, r, 5);
+        catalog.add_default(std::move(d));
+    }
+    Rows approvals = query(
+        "SELECT id::text, question_id, coalesce(term, ''), concept_id, granted_to::oid::text, "
+        "confirmed_by, " CLARIFY_MICROS("expires_at", CLARIFY_OPEN_END)
+        " FROM clarify.approvals WHERE revoked_at IS NULL AND expires_at > pg_catalog.now()");
+    for (uint64 r = 0; r < approvals.count; ++r) {
+        Approval a;
+        a.id = number(approvals, r, 0);
+        a.question_id = text(approvals, r, 1);
+        a.term = text(approvals, r, 2);
+        a.concept_id = text(approvals, r, 3);
+        a.granted_to = static_cast<RoleId>(number(approvals, r, 4));
+        a.confirmed_by = text(approvals, r, 5);
+        a.expires_at = number(approvals, r, 6);
+        catalog.add_approval(std::move(a));
+    }
+    Rows columns =
+        query("SELECT concept_id, relation::oid::text, column_name::text FROM clarify.concept_columns");
+    for (uint64 r = 0; r < columns.count; ++r) {
+        int count = 0;
+        ColumnName *names = resolve_column(static_cast<Oid>(number(columns, r, 1)),
+                                           columns.at(r, 2), &count);
+        for (int i = 0; i < count; ++i) {
+            catalog.add_column(ColumnKey{names[i].relation, names[i].attnum},
+                               names[i].qualified, text(columns, r, 0));
+            state.governed_relations.insert(names[i].relation);
+        }
+    }
+    catalog.finalize();
+}
+
+}  // namespace
+
+void register_invalidation_callbacks() {
+    CacheRegisterRelcacheCallback(on_relcache, PointerGetDatum(nullptr));
+    CacheRegisterSyscacheCallback(AUTHMEMROLEMEM, on_roles, PointerGetDatum(nullptr));
+    CacheRegisterSyscacheCallback(AUTHOID, on_roles, PointerGetDatum(nullptr));
+}
+
+bool loading_governance() { return state.loading; }
+
+bool extension_present() {
+    return pg_guard([] { return OidIsValid(get_extension_oid("pg_clarify", true)); });
+}
+
+bool session_is_gated() {
+    struct Who {
+        Oid session, outer;
+    };
+    Who who = pg_guard([] { return Who{GetSessionUserId(), GetOuterUserId()}; });
+    if (!state.roles_stale && !state.membership_stale && who.session == state.session &&
+        who.outer == state.outer)
+        return state.gated;
+    if (state.roles_stale) {
+        if (!extension_present()) return false;
+        load_roles();
+    }
+    bool gated = false;
+    for (Oid role : state.agent_roles) {
+        gated = pg_guard([&] {
+            return is_member_of_role_nosuper(who.session, role) ||
+                   is_member_of_role_nosuper(who.outer, role);
+        });
+        if (gated) break;
+    }
+    state.session = who.session;
+    state.outer = who.outer;
+    state.gated = gated;
+    state.membership_stale = false;
+    return gated;
+}
+
+const Catalog *governance_catalog() {
+    if (!state.catalog_stale && state.catalog) return state.catalog.get();
+    if (!extension_present() || pg_guard([] { return creating_extension; })) return nullptr;
+    auto fresh = std::make_unique<Catalog>();
+    state.catalog_stale = false;
+    try {
+        as_extension_owner([&] {
+            watch_catalog_tables();
+            load_catalog(*fresh);
+        });
+    } catch (...) {
+        state.catalog_stale = true;
+        throw;
+    }
+    state.catalog = std::move(fresh);
+    return state.catalog.get();
+}
+
+AgentContext agent_context(const Catalog &catalog) {
+    AgentContext ctx;
+    ctx.now = unix_micros_now();
+    struct Who {
+        Oid session, outer;
+    };
+    Who who = pg_guard([] { return Who{GetSessionUserId(), GetOuterUserId()}; });
+    for (RoleId role : catalog.referenced_roles()) {
+        bool member = pg_guard([&] {
+            return is_member_of_role_nosuper(who.session, role) ||
+                   is_member_of_role_nosuper(who.outer, role);
+        });
+        if (member) ctx.member_of.insert(role);
+    }
+    return ctx;
+}
+
+void announce_catalog_change(Oid table) {
+    pg_guard([&] { CacheInvalidateRelcacheByRelid(table); });
+}
+
+}  // namespace clarify::pg

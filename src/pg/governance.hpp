@@ -1,0 +1,33 @@
+// The backend's view of the governance catalog: loaded lazily, invalidated transactionally
+// (a trigger on every catalog table sends a relcache invalidation that our callback hears).
+#pragma once
+
+#include "pg.hpp"
+#include "catalog.hpp"
+#include "decision.hpp"
+
+
+namespace clarify::pg {
+
+void register_invalidation_callbacks();
+
+// Whether the extension is installed in this database.
+bool extension_present();
+
+// True when the session user or the outer role (after SET ROLE) is a member of a governed role.
+// Superuser status alone never counts. Cached until roles or memberships change.
+bool session_is_gated();
+
+// The catalog as of the last committed change, or nullptr when the extension is absent.
+const Catalog *governance_catalog();
+
+// Who is asking and when, for the rules of the core.
+AgentContext agent_context(const Catalog &catalog);
+
+// True while this backend loads the catalog (its own queries are never decisions).
+bool loading_governance();
+
+// Called by the catalog tables' trigger: every backend reloads at its next statement.
+void announce_catalog_change(Oid table);
+
+}  // namespace clarify::pg

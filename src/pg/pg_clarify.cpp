@@ -1,0 +1,29 @@
+// Entry of the library: fail closed unless preloaded, then settings, hooks and callbacks.
+#include "pg.hpp"
+extern "C" {
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/queryjumble.h"
+
+PG_MODULE_MAGIC;
+
+PGDLLEXPORT void _PG_init(void);
+}
+
+#include "gate.hpp"
+#include "governance.hpp"
+#include "settings.hpp"
+
+void _PG_init(void) {
+    if (!process_shared_preload_libraries_in_progress)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("pg_clarify must be loaded through shared_preload_libraries"),
+                 errhint("Add pg_clarify to shared_preload_libraries in postgresql.conf and "
+                         "restart the server; the gate never runs half-installed.")));
+    // The audit and last_decision() name statements by query id (compute_query_id = auto).
+    EnableQueryId();
+    clarify::pg::define_settings();
+    clarify::pg::install_gate();
+    clarify::pg::register_invalidation_callbacks();
+}

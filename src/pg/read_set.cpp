@@ -1,0 +1,460 @@
+#include "pg.hpp"
+#include "read_set.hpp"
+#include "compat.hpp"
+
+extern "C" {
+#include "access/sysattr.h"
+#include "miscadmin.h"
+#include "nodes/bitmapset.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
+#include "parser/parsetree.h"
+}
+
+namespace clarify::pg {
+
+namespace {
+
+// PostgreSQL 15 declares walkers as bool (*)(); route the cast through a generic pointer.
+#define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
+
+struct Walk {
+    PlannedStmt *stmt;
+    const bool *watched;
+    ColumnRead *reads;
+    int count;
+    int capacity;
+    bool *subplan_seen;  // by plan_id - 1
+};
+
+// The node an expression is evaluated in, so Vars can be traced to what they stand for.
+struct Frame {
+    Walk *walk;
+    Plan *plan;
+    Index scanrelid;       // 0 when the node scans no range table entry
+    List *index_tlist;     // what INDEX_VAR refers to, when anything
+    Bitmapset **outer_demand;  // per outer child (Append has several), NULL when none
+    int n_outer;
+    Bitmapset **inner_demand;
+};
+
+void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all);
+
+void record(Walk *w, Index rti, AttrNumber attnum) {
+    if (rti < 1 || rti > (Index)list_length(w->stmt->rtable) || !w->watched[rti - 1]) return;
+    RangeTblEntry *rte = rt_fetch(rti, w->stmt->rtable);
+    if (rte->rtekind != RTE_RELATION || attnum < 0) return;
+    for (int i = 0; i < w->count; ++i)
+        if (w->reads[i].relation == rte->relid && w->reads[i].attnum == attnum) return;
+    if (w->count == w->capacity) {
+        w->capacity *= 2;
+        w->reads = (ColumnRead *)repalloc(w->reads, sizeof(ColumnRead) * w->capacity);
+    }
+    w->reads[w->count].relation = rte->relid;
+    w->reads[w->count].attnum = attnum;
+    w->count++;
+}
+
+// Every column a range table entry selects: used where a plan cannot be traced precisely.
+void record_selected(Walk *w, Index rti) {
+    RangeTblEntry *rte = rt_fetch(rti, w->stmt->rtable);
+    if (!reads_relation(rte)) return;
+    int col = -1;
+    while ((col = bms_next_member(selected_columns(rte), col)) >= 0)
+        record(w, rti, col + FirstLowInvalidHeapAttributeNumber);
+}
+
+void walk_subplan_ref(Walk *w, int plan_id) {
+    Plan *sub = (Plan *)list_nth(w->stmt->subplans, plan_id - 1);
+    w->subplan_seen[plan_id - 1] = true;
+    if (sub) walk_plan(w, sub, nullptr, true);
+}
+
+bool expr_walker(Node *node, void *context) {
+    if (!node) return false;
+    Frame *f = (Frame *)context;
+    if (IsA(node, Var)) {
+        Var *var = (Var *)node;
+        if (var->varlevelsup != 0) return false;
+        if ((Index)var->varno == (Index)OUTER_VAR) {
+            for (int i = 0; i < f->n_outer; ++i)
+                f->outer_demand[i] = bms_add_member(f->outer_demand[i], var->varattno);
+        } else if (var->varno == INNER_VAR) {
+            if (f->inner_demand) *f->inner_demand = bms_add_member(*f->inner_demand, var->varattno);
+        } else if (var->varno == INDEX_VAR) {
+            if (f->index_tlist && var->varattno >= 1 &&
+                var->varattno <= list_length(f->index_tlist)) {
+                TargetEntry *te = (TargetEntry *)list_nth(f->index_tlist, var->varattno - 1);
+                expr_walker((Node *)te->expr, context);
+            }
+        } else if (!IS_SPECIAL_VARNO(var->varno)) {
+            // A relation's column; outputs of functions, VALUES and the like are not relations,
+            // and their inputs are walked whole by the scan.
+            record(f->walk, var->varno, var->varattno);
+        }
+        return false;
+    }
+    if (IsA(node, SubPlan)) {
+        SubPlan *sp = (SubPlan *)node;
+        walk_subplan_ref(f->walk, sp->plan_id);
+        expression_tree_walker((Node *)sp->testexpr, WALKER(expr_walker), context);
+        expression_tree_walker((Node *)sp->args, WALKER(expr_walker), context);
+        return false;
+    }
+    return expression_tree_walker(node, WALKER(expr_walker), context);
+}
+
+void walk_exprs(Frame *f, void *exprs) { expr_walker((Node *)exprs, f); }
+
+// Demanded entries of a target list are evaluated; the others are not reads.
+void walk_tlist(Frame *f, List *tlist, Bitmapset *demand, bool demand_all) {
+    ListCell *lc;
+    foreach (lc, tlist) {
+        TargetEntry *te = (TargetEntry *)lfirst(lc);
+        if (demand_all || bms_is_member(te->resno, demand) || bms_is_member(0, demand))
+            walk_exprs(f, te->expr);
+    }
+}
+
+void demand_columns(Bitmapset **demand, int n, const AttrNumber *cols) {
+    for (int i = 0; i < n; ++i) *demand = bms_add_member(*demand, cols[i]);
+}
+
+// A scan of a subquery or CTE: a Var of the scanned entry is a demand on the producing plan.
+struct ProducerScan {
+    Plan *producer;
+};
+
+bool scan_var_walker(Node *node, void *context);
+
+struct ScanVarContext {
+    Index scanrelid;
+    Bitmapset *demand;
+    Frame *frame;
+};
+
+bool scan_var_walker(Node *node, void *context) {
+    if (!node) return false;
+    ScanVarContext *c = (ScanVarContext *)context;
+    if (IsA(node, Var) && (Index)((Var *)node)->varno == c->scanrelid && ((Var *)node)->varlevelsup == 0) {
+        c->demand = bms_add_member(c->demand, ((Var *)node)->varattno);
+        return false;
+    }
+    if (IsA(node, Var)) return expr_walker(node, c->frame);
+    if (IsA(node, SubPlan)) return expr_walker(node, c->frame);
+    return expression_tree_walker(node, WALKER(scan_var_walker), context);
+}
+
+void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
+    if (!plan) return;
+    check_stack_depth();
+
+    Bitmapset *outer = nullptr, *inner = nullptr;
+    Frame f = {};
+    f.walk = w;
+    f.plan = plan;
+    f.outer_demand = &outer;
+    f.n_outer = 1;
+    f.inner_demand = &inner;
+
+    ListCell *lc;
+    foreach (lc, plan->initPlan) walk_exprs(&f, lfirst(lc));
+
+    switch (nodeTag(plan)) {
+        case T_SeqScan:
+        case T_SampleScan:
+        case T_IndexScan:
+        case T_IndexOnlyScan:
+        case T_BitmapIndexScan:
+        case T_BitmapHeapScan:
+        case T_TidScan:
+        case T_TidRangeScan: {
+            Scan *scan = (Scan *)plan;
+            f.scanrelid = scan->scanrelid;
+            f.outer_demand = nullptr;
+            f.n_outer = 0;
+            f.inner_demand = nullptr;
+            if (IsA(plan, IndexOnlyScan)) f.index_tlist = ((IndexOnlyScan *)plan)->indextlist;
+            walk_tlist(&f, plan->targetlist, demand, demand_all);
+            walk_exprs(&f, plan->qual);
+            switch (nodeTag(plan)) {
+                case T_SampleScan:
+                    walk_exprs(&f, ((SampleScan *)plan)->tablesample);
+                    break;
+                case T_IndexScan:
+                    walk_exprs(&f, ((IndexScan *)plan)->indexqualorig);
+                    walk_exprs(&f, ((IndexScan *)plan)->indexorderbyorig);
+                    break;
+                case T_IndexOnlyScan:
+                    walk_exprs(&f, ((IndexOnlyScan *)plan)->indexqual);
+                    walk_exprs(&f, ((IndexOnlyScan *)plan)->recheckqual);
+                    walk_exprs(&f, ((IndexOnlyScan *)plan)->indexorderby);
+                    break;
+                case T_BitmapIndexScan:
+                    walk_exprs(&f, ((BitmapIndexScan *)plan)->indexqualorig);
+                    break;
+                case T_BitmapHeapScan:
+                    walk_exprs(&f, ((BitmapHeapScan *)plan)->bitmapqualorig);
+                    walk_plan(w, plan->lefttree, nullptr, false);
+                    break;
+                case T_TidScan:
+                    walk_exprs(&f, ((TidScan *)plan)->tidquals);
+                    break;
+                case T_TidRangeScan:
+                    walk_exprs(&f, ((TidRangeScan *)plan)->tidrangequals);
+                    break;
+                default:
+                    break;
+            }
+            return;
+        }
+        case T_SubqueryScan:
+        case T_CteScan: {
+            Scan *scan = (Scan *)plan;
+            f.scanrelid = scan->scanrelid;
+            f.outer_demand = nullptr;
+            f.n_outer = 0;
+            f.inner_demand = nullptr;
+            ScanVarContext c = {scan->scanrelid, nullptr, &f};
+            ListCell *tc;
+            foreach (tc, plan->targetlist) {
+                TargetEntry *te = (TargetEntry *)lfirst(tc);
+                if (demand_all || bms_is_member(te->resno, demand) || bms_is_member(0, demand))
+                    scan_var_walker((Node *)te->expr, &c);
+            }
+            scan_var_walker((Node *)plan->qual, &c);
+            bool all = bms_is_member(0, c.demand);
+            if (IsA(plan, SubqueryScan)) {
+                walk_plan(w, ((SubqueryScan *)plan)->subplan, c.demand, all);
+            } else {
+                int plan_id = ((CteScan *)plan)->ctePlanId;
+                w->subplan_seen[plan_id - 1] = true;
+                walk_plan(w, (Plan *)list_nth(w->stmt->subplans, plan_id - 1), c.demand, all);
+            }
+            return;
+        }
+        case T_FunctionScan:
+        case T_TableFuncScan:
+        case T_ValuesScan:
+        case T_NamedTuplestoreScan:
+        case T_WorkTableScan: {
+            f.scanrelid = ((Scan *)plan)->scanrelid;
+            f.outer_demand = nullptr;
+            f.n_outer = 0;
+            f.inner_demand = nullptr;
+            walk_tlist(&f, plan->targetlist, demand, demand_all);
+            walk_exprs(&f, plan->qual);
+            if (IsA(plan, FunctionScan)) walk_exprs(&f, ((FunctionScan *)plan)->functions);
+            if (IsA(plan, TableFuncScan)) walk_exprs(&f, ((TableFuncScan *)plan)->tablefunc);
+            if (IsA(plan, ValuesScan)) walk_exprs(&f, ((ValuesScan *)plan)->values_lists);
+            return;
+        }
+        case T_ForeignScan:
+        case T_CustomScan: {
+            // Opaque to us: everything the entries select counts as read.
+            Bitmapset *relids = IsA(plan, ForeignScan) ? ((ForeignScan *)plan)->fs_relids
+                                                       : ((CustomScan *)plan)->custom_relids;
+            Index scanrelid = ((Scan *)plan)->scanrelid;
+            if (scanrelid > 0) record_selected(w, scanrelid);
+            int rti = -1;
+            while ((rti = bms_next_member(relids, rti)) >= 0) record_selected(w, rti);
+            f.outer_demand = nullptr;
+            f.n_outer = 0;
+            f.inner_demand = nullptr;
+            f.scanrelid = scanrelid;
+            if (IsA(plan, ForeignScan)) {
+                walk_exprs(&f, ((ForeignScan *)plan)->fdw_exprs);
+                walk_exprs(&f, ((ForeignScan *)plan)->fdw_recheck_quals);
+            } else {
+                walk_exprs(&f, ((CustomScan *)plan)->custom_exprs);
+                ListCell *cc;
+                foreach (cc, ((CustomScan *)plan)->custom_plans)
+                    walk_plan(w, (Plan *)lfirst(cc), nullptr, true);
+            }
+            return;
+        }
+        case T_Append:
+        case T_MergeAppend: {
+            List *children = IsA(plan, Append) ? ((Append *)plan)->appendplans
+                                               : ((MergeAppend *)plan)->mergeplans;
+            if (IsA(plan, MergeAppend)) {
+                MergeAppend *ma = (MergeAppend *)plan;
+                demand_columns(&outer, ma->numCols, ma->sortColIdx);
+            }
+            walk_tlist(&f, plan->targetlist, demand, demand_all);
+            walk_exprs(&f, plan->qual);
+            bool all = demand_all || bms_is_member(0, outer);
+            ListCell *cc;
+            foreach (cc, children) walk_plan(w, (Plan *)lfirst(cc), outer, all);
+            return;
+        }
+        case T_RecursiveUnion:
+        case T_BitmapAnd:
+        case T_BitmapOr: {
+            // Recursive union feeds itself through its work table: every column is needed.
+            if (IsA(plan, RecursiveUnion)) {
+                walk_plan(w, plan->lefttree, nullptr, true);
+                walk_plan(w, plan->righttree, nullptr, true);
+            } else {
+                List *children = IsA(plan, BitmapAnd) ? ((BitmapAnd *)plan)->bitmapplans
+                                                      : ((BitmapOr *)plan)->bitmapplans;
+                ListCell *cc;
+                foreach (cc, children) walk_plan(w, (Plan *)lfirst(cc), nullptr, false);
+            }
+            return;
+        }
+        case T_ModifyTable: {
+            ModifyTable *mt = (ModifyTable *)plan;
+            f.inner_demand = nullptr;
+            walk_exprs(&f, mt->returningLists);
+            walk_exprs(&f, mt->withCheckOptionLists);
+            walk_exprs(&f, mt->onConflictSet);
+            walk_exprs(&f, mt->onConflictWhere);
+            ListCell *mc;
+            foreach (mc, mt->mergeActionLists) {
+                ListCell *ac;
+                foreach (ac, (List *)lfirst(mc)) {
+                    MergeAction *action = (MergeAction *)lfirst(ac);
+                    walk_exprs(&f, action->qual);
+                    walk_exprs(&f, action->targetList);
+                }
+            }
+            // The rows to write (new values, join for MERGE) are wholly consumed.
+            walk_plan(w, plan->lefttree, nullptr, true);
+            return;
+        }
+        default:
+            break;
+    }
+
+    // Joins and upper nodes: expressions over their children's outputs.
+    walk_tlist(&f, plan->targetlist, demand, demand_all);
+    walk_exprs(&f, plan->qual);
+    switch (nodeTag(plan)) {
+        case T_Result:
+            walk_exprs(&f, ((Result *)plan)->resconstantqual);
+            break;
+        case T_NestLoop: {
+            walk_exprs(&f, ((Join *)plan)->joinqual);
+            ListCell *nc;
+            foreach (nc, ((NestLoop *)plan)->nestParams)
+                walk_exprs(&f, ((NestLoopParam *)lfirst(nc))->paramval);
+            break;
+        }
+        case T_MergeJoin:
+            walk_exprs(&f, ((Join *)plan)->joinqual);
+            walk_exprs(&f, ((MergeJoin *)plan)->mergeclauses);
+            break;
+        case T_HashJoin:
+            walk_exprs(&f, ((Join *)plan)->joinqual);
+            walk_exprs(&f, ((HashJoin *)plan)->hashclauses);
+            walk_exprs(&f, ((HashJoin *)plan)->hashkeys);
+            break;
+        case T_Hash:
+            walk_exprs(&f, ((Hash *)plan)->hashkeys);
+            break;
+        case T_Memoize:
+            walk_exprs(&f, ((Memoize *)plan)->param_exprs);
+            break;
+        case T_Sort:
+            demand_columns(&outer, ((Sort *)plan)->numCols, ((Sort *)plan)->sortColIdx);
+            break;
+        case T_IncrementalSort:
+            demand_columns(&outer, ((IncrementalSort *)plan)->sort.numCols,
+                           ((IncrementalSort *)plan)->sort.sortColIdx);
+            break;
+        case T_Group:
+            demand_columns(&outer, ((Group *)plan)->numCols, ((Group *)plan)->grpColIdx);
+            break;
+        case T_Agg: {
+            Agg *agg = (Agg *)plan;
+            demand_columns(&outer, agg->numCols, agg->grpColIdx);
+            ListCell *cc;
+            foreach (cc, agg->chain) {
+                Agg *link = (Agg *)lfirst(cc);
+                demand_columns(&outer, link->numCols, link->grpColIdx);
+                walk_tlist(&f, link->plan.targetlist, nullptr, true);
+                walk_exprs(&f, link->plan.qual);
+            }
+            break;
+        }
+        case T_WindowAgg: {
+            WindowAgg *wa = (WindowAgg *)plan;
+            demand_columns(&outer, wa->partNumCols, wa->partColIdx);
+            demand_columns(&outer, wa->ordNumCols, wa->ordColIdx);
+            walk_exprs(&f, wa->startOffset);
+            walk_exprs(&f, wa->endOffset);
+            walk_exprs(&f, wa->runConditionOrig);
+            break;
+        }
+        case T_Unique:
+            demand_columns(&outer, ((Unique *)plan)->numCols, ((Unique *)plan)->uniqColIdx);
+            break;
+        case T_SetOp:
+            demand_columns(&outer, ((SetOp *)plan)->numCols, ((SetOp *)plan)->dupColIdx);
+            if (((SetOp *)plan)->flagColIdx > 0)
+                outer = bms_add_member(outer, ((SetOp *)plan)->flagColIdx);
+            break;
+        case T_GatherMerge:
+            demand_columns(&outer, ((GatherMerge *)plan)->numCols,
+                           ((GatherMerge *)plan)->sortColIdx);
+            break;
+        case T_Limit: {
+            Limit *limit = (Limit *)plan;
+            walk_exprs(&f, limit->limitOffset);
+            walk_exprs(&f, limit->limitCount);
+            demand_columns(&outer, limit->uniqNumCols, limit->uniqColIdx);
+            break;
+        }
+        case T_ProjectSet:
+        case T_LockRows:
+        case T_Material:
+        case T_Gather:
+            break;
+        default:
+            // A node we do not know: be safe, everything below is read.
+            walk_plan(w, plan->lefttree, nullptr, true);
+            walk_plan(w, plan->righttree, nullptr, true);
+            return;
+    }
+    bool outer_all = bms_is_member(0, outer);
+    bool inner_all = bms_is_member(0, inner);
+    walk_plan(w, plan->lefttree, outer, outer_all);
+    walk_plan(w, plan->righttree, inner, inner_all);
+}
+
+Walk new_walk(PlannedStmt *stmt, const bool *watched) {
+    Walk w = {};
+    w.stmt = stmt;
+    w.watched = watched;
+    w.capacity = 16;
+    w.reads = (ColumnRead *)palloc(sizeof(ColumnRead) * w.capacity);
+    w.subplan_seen = (bool *)palloc0(sizeof(bool) * (list_length(stmt->subplans) + 1));
+    return w;
+}
+
+}  // namespace
+
+ReadSet plan_read_set(PlannedStmt *stmt, const bool *watched) {
+    Walk w = new_walk(stmt, watched);
+    // The statement's output, junk columns (sort keys) included, is what the client asked for.
+    walk_plan(&w, stmt->planTree, nullptr, true);
+    // Subplans reached by no reference still run (data-modifying CTEs): their quals are reads.
+    for (int i = 0; i < list_length(stmt->subplans); ++i)
+        if (!w.subplan_seen[i]) {
+            w.subplan_seen[i] = true;
+            walk_plan(&w, (Plan *)list_nth(stmt->subplans, i), nullptr, false);
+        }
+    return ReadSet{w.reads, w.count};
+}
+
+ReadSet range_table_read_set(List *range_table, const bool *watched) {
+    PlannedStmt fake = {};
+    fake.type = T_PlannedStmt;
+    fake.rtable = range_table;
+    Walk w = new_walk(&fake, watched);
+    for (int rti = 1; rti <= list_length(range_table); ++rti) record_selected(&w, rti);
+    return ReadSet{w.reads, w.count};
+}
+
+}  // namespace clarify::pg

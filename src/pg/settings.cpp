@@ -1,0 +1,109 @@
+#include "pg.hpp"
+#include "settings.hpp"
+#include "boundary.hpp"
+
+extern "C" {
+#include "utils/guc.h"
+}
+
+#include <cstdlib>
+#include <cstring>
+
+namespace clarify::pg {
+
+bool gate_enabled = true;
+int audit_mode = static_cast<int>(AuditMode::Sync);
+int audit_timeout_ms = 5000;
+int audit_queue_size = 16384;
+char *resolution_text = nullptr;
+
+namespace {
+
+const struct config_enum_entry audit_mode_options[] = {
+    {"sync", static_cast<int>(AuditMode::Sync), false},
+    {"async", static_cast<int>(AuditMode::Async), false},
+    {nullptr, 0, false},
+};
+
+// The flat record of the current value (owned by the GUC machinery) and a counter bumped on
+// every assignment, so the parsed copy below is refreshed exactly when the value changes.
+const void *current_flat = nullptr;
+unsigned long assignments = 0;
+
+struct ParsedRecord {
+    unsigned long assignment = ~0UL;
+    ResolutionRecord record;
+};
+ParsedRecord parsed;
+
+// Validates a new value: every refusal names its problem and leaves the old value in place.
+bool check_resolution(char **newval, void **extra, GucSource) {
+    char problem[512] = "";
+    void *block = nullptr;
+    try {
+        std::vector<char> flat = flatten(parse_record(*newval ? *newval : ""));
+        block = std::malloc(flat.size());
+        if (block)
+            std::memcpy(block, flat.data(), flat.size());
+        else
+            std::strncpy(problem, "out of memory", sizeof(problem) - 1);
+    } catch (const RecordError &e) {
+        std::strncpy(problem, e.what(), sizeof(problem) - 1);
+    } catch (const std::bad_alloc &) {
+        std::strncpy(problem, "out of memory", sizeof(problem) - 1);
+    } catch (const std::exception &e) {
+        std::strncpy(problem, e.what(), sizeof(problem) - 1);
+    }
+    if (!block) {
+        GUC_check_errcode(ERRCODE_INVALID_PARAMETER_VALUE);
+        GUC_check_errmsg("invalid resolution record: %s", problem);
+        GUC_check_errhint("See CONTRACT §5: {\"question_id\", \"question\", \"bindings\": "
+                          "[{\"term\", \"concept\", \"source\"}]}.");
+        return false;
+    }
+    *extra = block;
+    return true;
+}
+
+void assign_resolution(const char *, void *extra) {
+    current_flat = extra;
+    ++assignments;
+}
+
+}  // namespace
+
+const ResolutionRecord &current_record() {
+    static const ResolutionRecord empty;
+    if (!current_flat) return empty;
+    if (parsed.assignment != assignments) {
+        parsed.record = unflatten(current_flat);
+        parsed.assignment = assignments;
+    }
+    return parsed.record;
+}
+
+void define_settings() {
+    DefineCustomStringVariable(
+        "pg_clarify.resolution", "The session's resolution record (JSON).",
+        "Claims about what the question's terms mean; every claim is verified.", &resolution_text,
+        "", PGC_USERSET, GUC_NOT_IN_SAMPLE, check_resolution, assign_resolution, nullptr);
+    DefineCustomBoolVariable("pg_clarify.enabled", "Enforce the clarification gate.",
+                             "The emergency off switch; superuser only.", &gate_enabled, true,
+                             PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomEnumVariable("pg_clarify.audit_mode",
+                             "sync: a decision is committed to the audit before it takes effect; "
+                             "async: queued and written shortly after.",
+                             nullptr, &audit_mode, static_cast<int>(AuditMode::Sync),
+                             audit_mode_options, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("pg_clarify.audit_timeout",
+                            "How long a sync decision waits for the audit before failing closed.",
+                            nullptr, &audit_timeout_ms, 5000, 1, 600000, PGC_SUSET, GUC_UNIT_MS,
+                            nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("pg_clarify.audit_queue_size",
+                            "Decisions the shared audit queue holds (restart to change).", nullptr,
+                            &audit_queue_size, 16384, 64, 1048576, PGC_POSTMASTER, 0, nullptr,
+                            nullptr, nullptr);
+    MarkGUCPrefixReserved("pg_clarify");
+}
+
+}  // namespace clarify::pg

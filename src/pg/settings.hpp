@@ -1,0 +1,22 @@
+// The pg_clarify.* settings (CONTRACT §9) and the session's resolution record (§5).
+#pragma once
+
+#include "pg.hpp"
+#include "record.hpp"
+
+namespace clarify::pg {
+
+enum class AuditMode { Sync = 0, Async = 1 };
+
+extern bool gate_enabled;
+extern int audit_mode;
+extern int audit_timeout_ms;
+extern int audit_queue_size;
+extern char *resolution_text;
+
+void define_settings();
+
+// The record attached to the session, parsed when it was set; empty when none is attached.
+const ResolutionRecord &current_record();
+
+}  // namespace clarify::pg

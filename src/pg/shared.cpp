@@ -1,0 +1,57 @@
+#include "pg.hpp"
+#include "shared.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "storage/lwlock.h"
+}
+
+#include <ctime>
+
+namespace clarify::pg {
+
+namespace {
+
+struct SharedState {
+    pg_atomic_uint64 next_decision_id;
+};
+
+SharedState *shared = nullptr;
+shmem_request_hook_type prev_shmem_request = nullptr;
+shmem_startup_hook_type prev_shmem_startup = nullptr;
+
+// 2^24 decisions per second of uptime before ids could meet those of a later start.
+constexpr int kIdShift = 24;
+constexpr std::time_t kIdEpoch = 1577836800;  // 2020-01-01
+
+void request_shared_memory(void) {
+    if (prev_shmem_request) prev_shmem_request();
+    RequestAddinShmemSpace(MAXALIGN(sizeof(SharedState)));
+}
+
+void attach_shared_memory(void) {
+    if (prev_shmem_startup) prev_shmem_startup();
+    LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+    bool found = false;
+    shared = static_cast<SharedState *>(ShmemInitStruct("pg_clarify", sizeof(SharedState), &found));
+    if (!found)
+        pg_atomic_init_u64(&shared->next_decision_id,
+                           static_cast<uint64>(std::time(nullptr) - kIdEpoch) << kIdShift);
+    LWLockRelease(AddinShmemInitLock);
+}
+
+}  // namespace
+
+void install_shared_memory() {
+    prev_shmem_request = shmem_request_hook;
+    shmem_request_hook = request_shared_memory;
+    prev_shmem_startup = shmem_startup_hook;
+    shmem_startup_hook = attach_shared_memory;
+}
+
+uint64 next_decision_id() { return pg_atomic_fetch_add_u64(&shared->next_decision_id, 1) + 1; }
+
+}  // namespace clarify::pg
