@@ -1,0 +1,35 @@
+-- The catalog cache (CONTRACT §4): a committed change applies to every session at its next
+-- statement; an uncommitted or rolled-back one never does. A second session is opened with dblink.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS dblink;
+RESET client_min_messages;
+SELECT dblink_connect('agent', format('dbname=%s user=regress_agent host=%s port=%s', current_database(),
+       split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')));
+CREATE FUNCTION public.agent_says(sql text) RETURNS text LANGUAGE sql AS $$
+  SELECT s FROM dblink('agent', format('SELECT public.gate_state(%L)', sql)) AS t(s text) $$;
+
+SELECT public.agent_says('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS before_default;
+-- Uncommitted: the other session does not see it.
+BEGIN;
+INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES ('revenue', 'metric.recognized_revenue', 'Finance controller');
+SELECT public.agent_says('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS uncommitted_default;
+ROLLBACK;
+SELECT public.agent_says('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS rolled_back_default;
+-- Committed: the agent's very next statement uses it, without reconnecting.
+INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES ('revenue', 'metric.recognized_revenue', 'Finance controller');
+SELECT public.agent_says('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS committed_default;
+UPDATE clarify.concepts SET available = false WHERE id = 'metric.recognized_revenue';
+SELECT public.agent_says('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS default_went_down;
+UPDATE clarify.concepts SET available = true WHERE id = 'metric.recognized_revenue';
+DELETE FROM clarify.defaults;
+SELECT public.agent_says('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS default_deleted;
+-- Governing a new column, releasing and governing roles: also at the next statement.
+SELECT public.agent_says('SELECT max(order_date) FROM sales.orders') AS order_date_ungoverned;
+INSERT INTO clarify.concept_columns VALUES ('metric.booked_revenue', 'sales.orders', 'order_date');
+SELECT public.agent_says('SELECT max(order_date) FROM sales.orders') AS order_date_governed;
+DELETE FROM clarify.concept_columns WHERE column_name = 'order_date';
+SELECT clarify.release_role('regress_agent');
+SELECT public.agent_says('SELECT sum(booked_amount) FROM sales.orders') AS released;
+SELECT clarify.govern_role('regress_agent');
+SELECT public.agent_says('SELECT sum(booked_amount) FROM sales.orders') AS governed;
+SELECT dblink_disconnect('agent');
