@@ -157,8 +157,12 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
     f.n_outer = 1;
     f.inner_demand = &inner;
 
+    // A CTE's plan hangs here too, but is read only as far as its CteScans demand it.
     ListCell *lc;
-    foreach (lc, plan->initPlan) walk_exprs(&f, lfirst(lc));
+    foreach (lc, plan->initPlan) {
+        SubPlan *init = (SubPlan *)lfirst(lc);
+        if (init->subLinkType != CTE_SUBLINK) walk_exprs(&f, init);
+    }
 
     switch (nodeTag(plan)) {
         case T_SeqScan:

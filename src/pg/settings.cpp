@@ -57,8 +57,9 @@ bool check_resolution(char **newval, void **extra, GucSource) {
     if (!block) {
         GUC_check_errcode(ERRCODE_INVALID_PARAMETER_VALUE);
         GUC_check_errmsg("invalid resolution record: %s", problem);
-        GUC_check_errhint("See CONTRACT §5: {\"question_id\", \"question\", \"bindings\": "
-                          "[{\"term\", \"concept\", \"source\"}]}.");
+        GUC_check_errhint("Expected {\"question_id\": text, \"question\": text, \"bindings\": "
+                          "[{\"term\": text, \"concept\": text, \"source\": "
+                          "\"user_confirmation\" | \"approved_default\" | \"explicit\"}]}.");
         return false;
     }
     *extra = block;
