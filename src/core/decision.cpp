@@ -53,12 +53,47 @@ const char *to_string(CoverageSource source) {
 
 namespace {
 
-bool is_word_byte(unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; }
-
-std::string ascii_lower(const std::string &s) {
-    std::string out = s;
-    for (char &c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+// Whole-word matching works on code points: UTF-8 is decoded, letters folded to lower case
+// (ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic), and punctuation of any script separates
+// words, so curly quotes or a no-break space next to a label still count as boundaries.
+std::u32string fold(const std::string &text) {
+    std::u32string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        unsigned char c = static_cast<unsigned char>(text[i]);
+        char32_t cp = c;
+        int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+        if (extra < 0 || i + extra >= text.size() + (extra == 0 ? 1 : 0)) {
+            out.push_back(0xFFFD);  // invalid or truncated sequence: a boundary, never a letter
+            ++i;
+            continue;
+        }
+        if (extra > 0) {
+            cp = c & (0x3F >> extra);
+            for (int k = 1; k <= extra; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+        }
+        i += extra + 1;
+        if (cp >= 'A' && cp <= 'Z')
+            cp += 32;
+        else if ((cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) || (cp >= 0x391 && cp <= 0x3AB) ||
+                 (cp >= 0x410 && cp <= 0x42F))
+            cp += 32;
+        else if (cp >= 0x400 && cp <= 0x40F)
+            cp += 80;
+        else if (cp >= 0x100 && cp <= 0x17F && cp % 2 == 0 && cp != 0x130 && cp != 0x138)
+            cp += 1;
+        out.push_back(cp);
+    }
     return out;
+}
+
+bool is_word_char(char32_t cp) {
+    if (cp < 0x80) return std::isalnum(static_cast<int>(cp)) || cp == '_';
+    if (cp <= 0xBF || cp == 0xD7 || cp == 0xF7 || cp == 0xFFFD) return false;
+    if ((cp >= 0x2000 && cp <= 0x2BFF) || (cp >= 0x3000 && cp <= 0x303F) ||
+        (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF0F))
+        return false;
+    return true;
 }
 
 std::string quoted(const std::string &s) { return "\"" + s + "\""; }
@@ -407,13 +442,13 @@ void merge_slot(std::vector<Slot> &slots, Slot slot, const std::string &column) 
 }  // namespace
 
 bool contains_whole_words(const std::string &text, const std::string &phrase) {
-    if (phrase.empty()) return false;
-    const std::string hay = ascii_lower(text), needle = ascii_lower(phrase);
-    for (std::size_t pos = hay.find(needle); pos != std::string::npos;
+    const std::u32string hay = fold(text), needle = fold(phrase);
+    if (needle.empty()) return false;
+    for (std::size_t pos = hay.find(needle); pos != std::u32string::npos;
          pos = hay.find(needle, pos + 1)) {
-        bool starts = pos == 0 || !is_word_byte(static_cast<unsigned char>(hay[pos - 1]));
+        bool starts = pos == 0 || !is_word_char(hay[pos - 1]);
         std::size_t end = pos + needle.size();
-        bool ends = end == hay.size() || !is_word_byte(static_cast<unsigned char>(hay[end]));
+        bool ends = end == hay.size() || !is_word_char(hay[end]);
         if (starts && ends) return true;
     }
     return false;
@@ -445,10 +480,10 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
 
     // 1. The record's own bindings for this term, when they verify.
     for (const Binding &b : record.bindings) {
-        bool names_term = b.term == r.term ||
-                          (b.term.empty() && std::find(candidates.begin(), candidates.end(),
-                                                       b.concept_id) != candidates.end());
-        if (!names_term || !rules.eligible(b.concept_id)) continue;
+        bool candidate =
+            std::find(candidates.begin(), candidates.end(), b.concept_id) != candidates.end();
+        bool names_term = b.term == r.term || b.term.empty();
+        if (!names_term || !candidate || !rules.eligible(b.concept_id)) continue;
         auto v = rules.verify(b);
         if (!v.verified) continue;
         r.approval_id = v.approval_id;

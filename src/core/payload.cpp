@@ -71,6 +71,15 @@ std::string term_of(const Catalog &catalog, const Slot &s) {
     return "\"" + (c ? c->label : s.actual) + "\"";
 }
 
+// Messages and hints are single lines whatever the record or catalog holds.
+std::string one_line(std::string text) {
+    for (char &c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
+    return text;
+}
+
+std::string message_for(const Catalog &catalog, const Decision &d);
+
 }  // namespace
 
 std::string resolution_json(const Catalog &catalog, const TermResolution &r) {
@@ -108,6 +117,11 @@ std::string decision_json(const Catalog &catalog, const Decision &d, const std::
 }
 
 std::string message_text(const Catalog &catalog, const Decision &d) {
+    return one_line(message_for(catalog, d));
+}
+
+namespace {
+std::string message_for(const Catalog &catalog, const Decision &d) {
     if (d.slots.empty()) return "statement allowed";
     const Slot &s = d.slots.front();
     std::string term = term_of(catalog, s);
@@ -129,6 +143,7 @@ std::string message_text(const Catalog &catalog, const Decision &d) {
     }
     return "statement allowed";
 }
+}  // namespace
 
 std::string hint_text(const Catalog &catalog, const Decision &d) {
     std::string out;
@@ -137,7 +152,7 @@ std::string hint_text(const Catalog &catalog, const Decision &d) {
         out += s.question;
         if (!s.options.empty()) out += " " + options_sentence(catalog, s.options) + "?";
     }
-    return out;
+    return one_line(out);
 }
 
 std::string columns_json(const Decision &d) { return json(d.columns).dump(); }

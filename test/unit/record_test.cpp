@@ -1,0 +1,394 @@
+// CONTRACT §5: the resolution record's two shapes, every refusal, and the flat GUC encoding.
+#include "record.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace clarify {
+namespace {
+
+// The RecordError message for a refused record; records a failure when it is accepted.
+std::string refusal(const std::string &json) {
+    try {
+        parse_record(json);
+    } catch (const RecordError &e) {
+        return e.what();
+    } catch (const std::exception &e) {
+        ADD_FAILURE() << "refused with a non-RecordError exception: " << e.what();
+        return {};
+    }
+    ADD_FAILURE() << "accepted a record that must be refused: " << json.substr(0, 200);
+    return {};
+}
+
+std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
+}
+
+bool mentions(const std::string &message, const std::string &word) {
+    return lower(message).find(lower(word)) != std::string::npos;
+}
+
+const char *kArticleRecord = R"({
+  "question_id": "q_1042",
+  "question": "Show revenue for Germany last quarter",
+  "bindings": [
+    {"term": "revenue", "concept": "metric.recognized_revenue", "source": "user_confirmation"},
+    {"term": "country", "concept": "dim.customer_country", "source": "approved_default"}
+  ]
+})";
+
+TEST(RecordParse, ArticleShapeKeepsEveryField) {
+    ResolutionRecord r = parse_record(kArticleRecord);
+    EXPECT_EQ(r.question_id, "q_1042");
+    EXPECT_EQ(r.question, "Show revenue for Germany last quarter");
+    ASSERT_EQ(r.bindings.size(), 2u);
+    EXPECT_EQ(r.bindings[0].term, "revenue");
+    EXPECT_EQ(r.bindings[0].concept_id, "metric.recognized_revenue");
+    EXPECT_EQ(r.bindings[0].source, BindingSource::UserConfirmation);
+    EXPECT_EQ(r.bindings[1].term, "country");
+    EXPECT_EQ(r.bindings[1].concept_id, "dim.customer_country");
+    EXPECT_EQ(r.bindings[1].source, BindingSource::ApprovedDefault);
+}
+
+TEST(RecordParse, ExplicitSourceParses) {
+    ResolutionRecord r = parse_record(
+        R"({"question_id":"q","question":"Show recognized revenue","bindings":[{"term":"revenue","concept":"metric.recognized_revenue","source":"explicit"}]})");
+    ASSERT_EQ(r.bindings.size(), 1u);
+    EXPECT_EQ(r.bindings[0].source, BindingSource::Explicit);
+}
+
+TEST(RecordParse, TermMayBeOmitted) {
+    ResolutionRecord r = parse_record(
+        R"({"question_id":"q_7","bindings":[{"concept":"metric.booked_revenue","source":"explicit"}]})");
+    ASSERT_EQ(r.bindings.size(), 1u);
+    EXPECT_EQ(r.bindings[0].term, "");
+    EXPECT_EQ(r.bindings[0].concept_id, "metric.booked_revenue");
+    EXPECT_EQ(r.bindings[0].source, BindingSource::Explicit);
+}
+
+TEST(RecordParse, TermIsNormalized) {
+    ResolutionRecord r = parse_record(
+        R"({"bindings":[{"term":"  Revenue ","concept":"metric.booked_revenue","source":"explicit"}]})");
+    ASSERT_EQ(r.bindings.size(), 1u);
+    EXPECT_EQ(r.bindings[0].term, "revenue");
+}
+
+TEST(RecordParse, EmptyBindingsIsARecordWithoutClaims) {
+    ResolutionRecord r = parse_record(R"({"question_id":"q_1","bindings":[]})");
+    EXPECT_EQ(r.question_id, "q_1");
+    EXPECT_TRUE(r.bindings.empty());
+}
+
+TEST(RecordParse, ShorthandIsOneBinding) {
+    ResolutionRecord r = parse_record(
+        R"({"question_id":"q_9","metric":"metric.recognized_revenue","resolution_source":"user_confirmation","user_confirmed":true})");
+    EXPECT_EQ(r.question_id, "q_9");
+    ASSERT_EQ(r.bindings.size(), 1u);
+    EXPECT_EQ(r.bindings[0].concept_id, "metric.recognized_revenue");
+    EXPECT_EQ(r.bindings[0].source, BindingSource::UserConfirmation);
+}
+
+TEST(RecordParse, ShorthandUserConfirmedWithoutSourceIsUserConfirmation) {
+    ResolutionRecord r = parse_record(
+        R"({"question_id":"q_9","metric":"metric.recognized_revenue","user_confirmed":true})");
+    ASSERT_EQ(r.bindings.size(), 1u);
+    EXPECT_EQ(r.bindings[0].concept_id, "metric.recognized_revenue");
+    EXPECT_EQ(r.bindings[0].source, BindingSource::UserConfirmation);
+}
+
+TEST(RecordParse, ShorthandKeepsItsNamedSource) {
+    ResolutionRecord r = parse_record(
+        R"({"question_id":"q_9","metric":"metric.booked_revenue","resolution_source":"approved_default","user_confirmed":false})");
+    ASSERT_EQ(r.bindings.size(), 1u);
+    EXPECT_EQ(r.bindings[0].concept_id, "metric.booked_revenue");
+    EXPECT_EQ(r.bindings[0].source, BindingSource::ApprovedDefault);
+}
+
+TEST(RecordParse, EmptyOrBlankTextIsNoRecord) {
+    for (const char *text : {"", " ", "  \t\n\r "}) {
+        ResolutionRecord r = parse_record(text);
+        EXPECT_EQ(r.question_id, "") << "text: [" << text << "]";
+        EXPECT_EQ(r.question, "");
+        EXPECT_TRUE(r.bindings.empty());
+    }
+}
+
+TEST(RecordParse, RecordOfExactlyTheLimitIsAccepted) {
+    std::string head = R"({"question_id":"q","question":")";
+    std::string tail = R"("})";
+    std::string json = head + std::string(kMaxRecordBytes - head.size() - tail.size(), 'x') + tail;
+    ASSERT_EQ(json.size(), kMaxRecordBytes);
+    ResolutionRecord r = parse_record(json);
+    EXPECT_EQ(r.question.size(), kMaxRecordBytes - head.size() - tail.size());
+}
+
+TEST(RecordParse, BracketsInsideStringsAreNotNesting) {
+    std::string question = std::string(200, '[') + "\\\"" + std::string(200, '{');
+    ResolutionRecord r = parse_record(R"({"question_id":"q","question":")" + question + R"("})");
+    EXPECT_EQ(r.question, std::string(200, '[') + "\"" + std::string(200, '{'));
+}
+
+TEST(RecordParse, SourceNamesRoundTrip) {
+    for (BindingSource s : {BindingSource::UserConfirmation, BindingSource::ApprovedDefault,
+                            BindingSource::Explicit}) {
+        auto parsed = parse_binding_source(to_string(s));
+        ASSERT_TRUE(parsed.has_value()) << to_string(s);
+        EXPECT_EQ(*parsed, s);
+    }
+    EXPECT_STREQ(to_string(BindingSource::UserConfirmation), "user_confirmation");
+    EXPECT_STREQ(to_string(BindingSource::ApprovedDefault), "approved_default");
+    EXPECT_STREQ(to_string(BindingSource::Explicit), "explicit");
+    EXPECT_FALSE(parse_binding_source("only_eligible").has_value());
+    EXPECT_FALSE(parse_binding_source("").has_value());
+}
+
+// --- refusals: each names what is wrong ---
+
+TEST(RecordRefusal, MalformedJson) {
+    EXPECT_FALSE(refusal(R"({"question_id": "q_1",)").empty());
+    EXPECT_FALSE(refusal("{question_id: q}").empty());
+    EXPECT_FALSE(refusal(R"({"question_id":"q"} trailing)").empty());
+}
+
+TEST(RecordRefusal, TopLevelMustBeAnObject) {
+    for (const char *text : {"[]", "42", R"("q_1042")", "null", "true"}) {
+        EXPECT_FALSE(refusal(text).empty()) << text;
+    }
+    EXPECT_TRUE(mentions(refusal("[]"), "object"));
+}
+
+TEST(RecordRefusal, QuestionIdNumber) {
+    EXPECT_TRUE(mentions(refusal(R"({"question_id": 1042, "bindings": []})"), "question_id"));
+}
+
+TEST(RecordRefusal, QuestionNotString) {
+    EXPECT_TRUE(mentions(refusal(R"({"question": ["Show revenue"]})"), "question"));
+}
+
+TEST(RecordRefusal, BindingsNotArray) {
+    EXPECT_TRUE(mentions(
+        refusal(R"({"bindings": {"concept":"metric.booked_revenue","source":"explicit"}})"),
+        "bindings"));
+    EXPECT_TRUE(mentions(refusal(R"({"bindings": "metric.booked_revenue"})"), "bindings"));
+}
+
+TEST(RecordRefusal, BindingNotObject) {
+    EXPECT_TRUE(mentions(refusal(R"({"bindings": ["metric.booked_revenue"]})"), "binding"));
+    EXPECT_TRUE(mentions(refusal(R"({"bindings": [null]})"), "binding"));
+}
+
+TEST(RecordRefusal, ConceptMissing) {
+    EXPECT_TRUE(
+        mentions(refusal(R"({"bindings": [{"term":"revenue","source":"explicit"}]})"), "concept"));
+}
+
+TEST(RecordRefusal, ConceptEmpty) {
+    EXPECT_TRUE(
+        mentions(refusal(R"({"bindings": [{"concept":"","source":"explicit"}]})"), "concept"));
+}
+
+TEST(RecordRefusal, ConceptNotString) {
+    EXPECT_TRUE(
+        mentions(refusal(R"({"bindings": [{"concept":7,"source":"explicit"}]})"), "concept"));
+    EXPECT_TRUE(mentions(
+        refusal(R"({"bindings": [{"concept":["metric.booked_revenue"],"source":"explicit"}]})"),
+        "concept"));
+}
+
+TEST(RecordRefusal, TermNotString) {
+    EXPECT_TRUE(mentions(
+        refusal(
+            R"({"bindings": [{"term":1,"concept":"metric.booked_revenue","source":"explicit"}]})"),
+        "term"));
+}
+
+TEST(RecordRefusal, UnknownSource) {
+    std::string message =
+        refusal(R"({"bindings": [{"concept":"metric.booked_revenue","source":"gut_feeling"}]})");
+    EXPECT_TRUE(mentions(message, "source") || mentions(message, "gut_feeling")) << message;
+}
+
+TEST(RecordRefusal, OnlyEligibleIsNotAClaimARecordCanMake) {
+    std::string message =
+        refusal(R"({"bindings": [{"concept":"metric.booked_revenue","source":"only_eligible"}]})");
+    EXPECT_TRUE(mentions(message, "source") || mentions(message, "only_eligible")) << message;
+}
+
+TEST(RecordRefusal, SourceMissing) {
+    // Only `term` may be omitted from a binding (CONTRACT §5).
+    EXPECT_TRUE(
+        mentions(refusal(R"({"bindings": [{"concept":"metric.booked_revenue"}]})"), "source"));
+}
+
+TEST(RecordRefusal, UnknownTopLevelKey) {
+    EXPECT_TRUE(
+        mentions(refusal(R"({"question_id":"q","grant":"everything","bindings":[]})"), "grant"));
+}
+
+TEST(RecordRefusal, UnknownBindingKey) {
+    EXPECT_TRUE(mentions(
+        refusal(
+            R"({"bindings":[{"concept":"metric.booked_revenue","source":"explicit","trust":1}]})"),
+        "trust"));
+}
+
+TEST(RecordRefusal, ShorthandWrongTypes) {
+    EXPECT_TRUE(
+        mentions(refusal(R"({"question_id":"q","metric":42,"user_confirmed":true})"), "metric"));
+    EXPECT_TRUE(mentions(
+        refusal(R"({"question_id":"q","metric":"metric.booked_revenue","user_confirmed":"yes"})"),
+        "user_confirmed"));
+    std::string message = refusal(
+        R"({"question_id":"q","metric":"metric.booked_revenue","resolution_source":"hunch"})");
+    EXPECT_TRUE(mentions(message, "source") || mentions(message, "hunch")) << message;
+}
+
+TEST(RecordRefusal, OverLimitText) {
+    std::string head = R"({"question_id":"q","question":")";
+    std::string tail = R"("})";
+    std::string json =
+        head + std::string(kMaxRecordBytes + 1 - head.size() - tail.size(), 'x') + tail;
+    ASSERT_EQ(json.size(), kMaxRecordBytes + 1);
+    std::string message = refusal(json);
+    EXPECT_TRUE(mentions(message, "64") || mentions(message, "large") ||
+                mentions(message, "long") || mentions(message, "size") ||
+                mentions(message, "bytes"))
+        << message;
+}
+
+TEST(RecordRefusal, OverLimitEvenWhenMalformed) {
+    // A huge value is refused for its size, whatever it holds.
+    std::string message = refusal(std::string(kMaxRecordBytes * 4, '['));
+    EXPECT_FALSE(message.empty());
+}
+
+TEST(RecordRefusal, DeepNestingIsRefusedWithoutCrashing) {
+    // 20,000 bytes: under the size limit, so only the depth check can refuse it.
+    const int depth = 10000;
+    std::string json = std::string(depth, '[') + std::string(depth, ']');
+    ASSERT_LT(json.size(), kMaxRecordBytes);
+    std::string message = refusal(json);
+    EXPECT_TRUE(mentions(message, "nest") || mentions(message, "deep") ||
+                mentions(message, "depth"))
+        << message;
+
+    std::string in_object =
+        R"({"question":)" + std::string(depth, '[') + std::string(depth, ']') + "}";
+    message = refusal(in_object);
+    EXPECT_TRUE(mentions(message, "nest") || mentions(message, "deep") ||
+                mentions(message, "depth"))
+        << message;
+
+    std::string objects;
+    for (int i = 0; i < 3000; ++i) objects += R"({"a":)";
+    objects += "1";
+    objects += std::string(3000, '}');
+    EXPECT_FALSE(refusal(objects).empty());
+}
+
+TEST(RecordRefusal, InvalidUtf8) {
+    EXPECT_FALSE(refusal("{\"question\":\"Umsatz f\xfcr \xff\"}").empty());
+}
+
+TEST(RecordRefusal, NestingJustPastTheLimit) {
+    std::string json = R"({"question":)" + std::string(kMaxRecordDepth + 1, '[') +
+                       std::string(kMaxRecordDepth + 1, ']') + "}";
+    EXPECT_FALSE(refusal(json).empty());
+}
+
+// --- the flat encoding kept as the GUC's extra ---
+
+void expect_same(const ResolutionRecord &a, const ResolutionRecord &b) {
+    EXPECT_EQ(a.question_id, b.question_id);
+    EXPECT_EQ(a.question, b.question);
+    ASSERT_EQ(a.bindings.size(), b.bindings.size());
+    for (std::size_t i = 0; i < a.bindings.size(); ++i) {
+        EXPECT_EQ(a.bindings[i].term, b.bindings[i].term) << "binding " << i;
+        EXPECT_EQ(a.bindings[i].concept_id, b.bindings[i].concept_id) << "binding " << i;
+        EXPECT_EQ(a.bindings[i].source, b.bindings[i].source) << "binding " << i;
+    }
+}
+
+// Copies the block elsewhere first: the encoding must be free of pointers into itself.
+ResolutionRecord round_trip(const ResolutionRecord &record) {
+    std::vector<char> flat = flatten(record);
+    EXPECT_EQ(flat_size(flat.data()), flat.size());
+    std::vector<char> moved(flat.size() + 64, '\x7f');
+    std::memcpy(moved.data() + 8, flat.data(), flat.size());
+    std::vector<char>().swap(flat);
+    EXPECT_EQ(flat_size(moved.data() + 8), moved.size() - 64);
+    return unflatten(moved.data() + 8);
+}
+
+TEST(RecordFlat, ArticleRecordRoundTrips) {
+    ResolutionRecord r = parse_record(kArticleRecord);
+    expect_same(round_trip(r), r);
+}
+
+TEST(RecordFlat, EmptyRecordRoundTrips) {
+    ResolutionRecord empty;
+    std::vector<char> flat = flatten(empty);
+    EXPECT_EQ(flat_size(flat.data()), flat.size());
+    expect_same(unflatten(flat.data()), empty);
+}
+
+TEST(RecordFlat, EmptyStringsRoundTrip) {
+    ResolutionRecord r;
+    r.question_id = "";
+    r.question = "";
+    r.bindings.push_back({"", "metric.booked_revenue", BindingSource::Explicit});
+    r.bindings.push_back({"revenue", "", BindingSource::ApprovedDefault});
+    expect_same(round_trip(r), r);
+}
+
+TEST(RecordFlat, ManyBindingsRoundTrip) {
+    ResolutionRecord r;
+    r.question_id = "q_many";
+    r.question = "Show everything";
+    const BindingSource sources[] = {BindingSource::UserConfirmation,
+                                     BindingSource::ApprovedDefault, BindingSource::Explicit};
+    for (int i = 0; i < 1000; ++i) {
+        r.bindings.push_back(
+            {"term_" + std::to_string(i), "metric.concept_" + std::to_string(i), sources[i % 3]});
+    }
+    ResolutionRecord back = round_trip(r);
+    expect_same(back, r);
+}
+
+TEST(RecordFlat, Utf8RoundTrips) {
+    ResolutionRecord r;
+    r.question_id = "q_ü_42";
+    r.question = "Zeige den Umsatz für Deutschland – Q3 € 日本語 🚀";
+    r.bindings.push_back({"umsatz", "metric.anerkannter_umsatz_é", BindingSource::Explicit});
+    expect_same(round_trip(r), r);
+}
+
+TEST(RecordFlat, ParsedUtf8RoundTrips) {
+    ResolutionRecord r = parse_record(
+        R"({"question_id":"q_\u00fc","question":"Umsatz f\u00fcr \u00d6sterreich \ud83d\ude80","bindings":[{"term":"umsatz","concept":"metric.recognized_revenue","source":"explicit"}]})");
+    EXPECT_EQ(r.question_id, "q_ü");
+    EXPECT_EQ(r.question, "Umsatz für Österreich 🚀");
+    expect_same(round_trip(r), r);
+}
+
+TEST(RecordFlat, SizeGrowsWithContent) {
+    ResolutionRecord small;
+    ResolutionRecord big;
+    big.question = std::string(5000, 'q');
+    std::vector<char> a = flatten(small);
+    std::vector<char> b = flatten(big);
+    EXPECT_EQ(flat_size(a.data()), a.size());
+    EXPECT_EQ(flat_size(b.data()), b.size());
+    EXPECT_GE(b.size(), a.size() + 5000);
+}
+
+}  // namespace
+}  // namespace clarify
