@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Errors crossing the C++/PostgreSQL boundary never crash a backend. After the pgTAP run and the
+# other shell tests, drive errors through both directions once more, then read the test cluster's
+# server log (CLARIFY_SERVER_LOG): no backend killed by a signal, no crash recovery.
+set -uo pipefail
+source "$(dirname "$0")/tap.sh"
+log=${CLARIFY_SERVER_LOG:-}
+plan 4
+q() { "$PG_BINDIR/psql" -X -qAt -d postgres "$@" 2>&1; }
+q -c 'CREATE DATABASE clarify_crash_free' >/dev/null
+out=$("$PG_BINDIR/psql" -X -qAt -d clarify_crash_free 2>&1 <<'SQL'
+CREATE EXTENSION pg_clarify;
+DO $$
+BEGIN
+  FOR i IN 1..200 LOOP
+    BEGIN PERFORM clarify.check('SELECT * FROM no_such_table'); EXCEPTION WHEN undefined_table THEN NULL; END;
+    BEGIN PERFORM set_config('pg_clarify.resolution', '{"bindings": [1]}', false); EXCEPTION WHEN invalid_parameter_value THEN NULL; END;
+    BEGIN PERFORM clarify.resolve(NULL); EXCEPTION WHEN null_value_not_allowed THEN NULL; END;
+  END LOOP;
+END $$;
+SELECT 'alive';
+SQL
+)
+contains "200 rounds of boundary errors leave the session alive" "$out" "alive"
+q -c 'DROP DATABASE clarify_crash_free' >/dev/null
+if [[ -s $log ]]; then pass "server log $log exists"; else fail "server log $log exists"; fi
+crashes=$(grep -E 'terminated by signal|terminating any other active server processes|all server processes terminated' "$log" 2>/dev/null)
+if [[ -z $crashes ]]; then pass "no backend was killed by a signal"; else fail "no backend was killed by a signal" "$crashes"; fi
+recoveries=$(grep -E 'database system was not properly shut down|automatic recovery' "$log" 2>/dev/null)
+if [[ -z $recoveries ]]; then pass "no crash recovery happened"; else fail "no crash recovery happened" "$recoveries"; fi
+finish

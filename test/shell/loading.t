@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The gate never runs half-installed: without shared_preload_libraries, loading the library and
+# CREATE EXTENSION fail with a clear error whose hint names shared_preload_libraries.
+set -uo pipefail
+source "$(dirname "$0")/tap.sh"
+plan 5
+
+dir=$(mktemp -d /tmp/pg_clarify_loading.XXXXXX)
+[[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
+port=55439
+cleanup() {
+    as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+as_cluster_owner "$PG_BINDIR/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync >/dev/null 2>&1
+printf "listen_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" "$dir" "$port" >>"$dir/data/postgresql.conf"
+as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+check "a cluster without the preload starts" "$PG_BINDIR/pg_isready" -q -h "$dir" -p "$port"
+
+psql_here() { "$PG_BINDIR/psql" -X -h "$dir" -p "$port" -U postgres -d postgres "$@" 2>&1; }
+out=$(psql_here -c 'CREATE EXTENSION pg_clarify')
+contains "CREATE EXTENSION fails without the preload" "$out" \
+    'ERROR:  pg_clarify must be loaded through shared_preload_libraries'
+contains "its hint names shared_preload_libraries" "$out" \
+    'HINT:  Add pg_clarify to shared_preload_libraries'
+out=$(psql_here -c "LOAD 'pg_clarify'")
+contains "LOAD fails the same way" "$out" 'must be loaded through shared_preload_libraries'
+out=$(psql_here -Atc "SELECT count(*) FROM pg_extension WHERE extname = 'pg_clarify'")
+equals "nothing was installed" "$out" "0"
+finish
