@@ -639,6 +639,219 @@ COMMENT ON FUNCTION clarify.release_role(regrole) IS
     'Stops treating a role as an agent.';
 
 --------------------------------------------------------------------------------------------------
+-- The audit (CONTRACT §8): one lean row per decision, written by the audit writer
+--------------------------------------------------------------------------------------------------
+
+-- Decisions arrive at tens of thousands per second, so a row holds only numbers and the question
+-- id; statement texts, records and decision shapes (state, reason, columns, bindings, payload)
+-- repeat and are stored once each, keyed by a 64-bit content hash. clarify.audit joins them back.
+CREATE TABLE clarify.audit_texts (
+    hash bigint PRIMARY KEY,
+    body text NOT NULL
+);
+
+CREATE TABLE clarify.audit_shapes (
+    hash     bigint PRIMARY KEY,
+    allowed  boolean NOT NULL,
+    state    text NOT NULL,
+    reason   text NOT NULL,
+    columns  jsonb NOT NULL,
+    bindings jsonb NOT NULL,
+    payload  jsonb
+);
+
+CREATE TABLE clarify.audit_log (
+    decision_id    bigint PRIMARY KEY,
+    decided_at     timestamptz NOT NULL,
+    session_role   oid NOT NULL,
+    acting_role    oid NOT NULL,
+    pid            integer NOT NULL,
+    query_id       bigint,
+    statement_hash bigint NOT NULL,
+    shape_hash     bigint NOT NULL,
+    record_hash    bigint,
+    question_id    text
+);
+
+-- Rows arrive in time order: a BRIN index serves retention and per-day views for almost nothing.
+CREATE INDEX audit_log_decided_at_idx ON clarify.audit_log USING brin (decided_at);
+
+-- Moved by purge_audit(); the writer forgets which texts it stored when it changes.
+CREATE SEQUENCE clarify.audit_purge_generation;
+
+CREATE TABLE clarify.audit_purges (
+    id           bigserial PRIMARY KEY,
+    purged_at    timestamptz NOT NULL DEFAULT now(),
+    purged_by    name NOT NULL,
+    older_than   interval NOT NULL,
+    rows_deleted bigint NOT NULL
+);
+
+COMMENT ON TABLE clarify.audit_log IS
+    'One row per gated decision, allowed or rejected; read it through clarify.audit.';
+COMMENT ON TABLE clarify.audit_purges IS
+    'Every retention run of clarify.purge_audit(): when, by whom, how much.';
+
+CREATE VIEW clarify.audit AS
+SELECT l.decision_id,
+       l.decided_at,
+       l.session_role::regrole AS session_role,
+       l.acting_role::regrole AS acting_role,
+       l.pid,
+       l.question_id,
+       st.body AS statement,
+       l.query_id,
+       CASE WHEN sh.allowed THEN 'allowed' ELSE 'rejected' END AS decision,
+       sh.state,
+       sh.reason,
+       sh.columns,
+       sh.bindings,
+       sh.payload || jsonb_build_object('decision_id', l.decision_id::text) AS payload,
+       rec.body::jsonb AS record
+FROM clarify.audit_log l
+LEFT JOIN clarify.audit_texts st ON st.hash = l.statement_hash
+LEFT JOIN clarify.audit_shapes sh ON sh.hash = l.shape_hash
+LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash;
+
+COMMENT ON VIEW clarify.audit IS
+    'Every decision of the gate: who, when, which statement, what it read, how each governed column was resolved, and the clarification asked for.';
+
+-- Append-only for everyone: only purge_audit() removes rows, and it records that it did.
+CREATE FUNCTION clarify.audit_refuse_change() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RAISE EXCEPTION 'the pg_clarify audit is append-only: % on %.% is refused',
+        TG_OP, TG_TABLE_SCHEMA, TG_TABLE_NAME
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Retention goes through clarify.purge_audit(older_than).';
+END
+$$;
+
+CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON clarify.audit_log
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON clarify.audit_log
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_texts_append_only BEFORE UPDATE OR DELETE ON clarify.audit_texts
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_texts_no_truncate BEFORE TRUNCATE ON clarify.audit_texts
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_shapes_append_only BEFORE UPDATE OR DELETE ON clarify.audit_shapes
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_shapes_no_truncate BEFORE TRUNCATE ON clarify.audit_shapes
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_purges_append_only BEFORE UPDATE OR DELETE ON clarify.audit_purges
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_purges_no_truncate BEFORE TRUNCATE ON clarify.audit_purges
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+
+-- Retention. Runs with session_replication_role = replica, which only a superuser-owned function
+-- can set, so the append-only triggers stand aside for it alone.
+CREATE FUNCTION clarify.purge_audit(older_than interval) RETURNS bigint
+    LANGUAGE plpgsql
+    SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    SET session_replication_role = replica
+AS $$
+DECLARE
+    deleted bigint;
+BEGIN
+    IF older_than IS NULL OR older_than < interval '0' THEN
+        RAISE EXCEPTION 'older_than must be a non-negative interval'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- Waits for a batch in flight, and keeps the writer from reusing a text deleted here.
+    LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN SHARE MODE;
+    DELETE FROM clarify.audit_log WHERE decided_at < now() - older_than;
+    GET DIAGNOSTICS deleted = ROW_COUNT;
+    DELETE FROM clarify.audit_texts
+    WHERE hash NOT IN (SELECT statement_hash FROM clarify.audit_log
+                       UNION ALL
+                       SELECT record_hash FROM clarify.audit_log WHERE record_hash IS NOT NULL);
+    DELETE FROM clarify.audit_shapes WHERE hash NOT IN (SELECT shape_hash FROM clarify.audit_log);
+    PERFORM pg_catalog.nextval('clarify.audit_purge_generation');
+    INSERT INTO clarify.audit_purges (purged_by, older_than, rows_deleted)
+    VALUES (session_user, older_than, deleted);
+    RETURN deleted;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.purge_audit(interval) IS
+    'Deletes audit decisions older than the interval (owner only); the purge itself is recorded in clarify.audit_purges.';
+
+CREATE FUNCTION clarify.audit_queue(
+    OUT database name, OUT writer_pid integer, OUT enqueued bigint, OUT written bigint,
+    OUT dropped bigint, OUT timeouts bigint, OUT failed_batches bigint, OUT malformed bigint,
+    OUT pending_bytes bigint, OUT last_error text)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'clarify_audit_queue'
+    LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION clarify.audit_queue() IS
+    'The audit queue of each database since the server started: decisions queued, written, dropped (async, queue full), timed out (sync), failed batches and the last error.';
+
+--------------------------------------------------------------------------------------------------
+-- Evaluation views: how often the business had to be asked, and what it cost
+--------------------------------------------------------------------------------------------------
+
+CREATE VIEW clarify.audit_daily AS
+SELECT date_trunc('day', decided_at) AS day, decision, state, count(*) AS decisions
+FROM clarify.audit
+GROUP BY 1, 2, 3;
+
+COMMENT ON VIEW clarify.audit_daily IS 'Decisions per day, by outcome and state.';
+
+CREATE VIEW clarify.audit_friction AS
+SELECT slot ->> 'term' AS term,
+       count(*) AS ambiguous_rejections,
+       count(DISTINCT a.question_id) AS questions,
+       min(a.decided_at) AS first_seen,
+       max(a.decided_at) AS last_seen
+FROM clarify.audit a
+CROSS JOIN LATERAL jsonb_array_elements(a.payload -> 'slots') AS slot
+WHERE a.decision = 'rejected' AND slot ->> 'state' = 'AMBIGUOUS'
+GROUP BY 1;
+
+COMMENT ON VIEW clarify.audit_friction IS
+    'Which terms cause the most AMBIGUOUS rejections: candidates for an approved default.';
+
+CREATE VIEW clarify.audit_resolution_paths AS
+WITH per_question AS (
+    SELECT question_id,
+           min(decided_at) FILTER (WHERE decision = 'rejected') AS first_rejected_at,
+           min(decided_at) FILTER (WHERE decision = 'allowed') AS first_allowed_at
+    FROM clarify.audit
+    WHERE question_id IS NOT NULL
+    GROUP BY question_id
+)
+SELECT q.question_id,
+       q.first_rejected_at,
+       (SELECT min(p.created_at) FROM clarify.approvals p WHERE p.question_id = q.question_id)
+           AS confirmed_at,
+       q.first_allowed_at,
+       (SELECT count(*) FROM clarify.audit a
+        WHERE a.question_id = q.question_id AND a.decision = 'rejected'
+          AND a.decided_at < coalesce(q.first_allowed_at, 'infinity')) AS rounds,
+       q.first_allowed_at - q.first_rejected_at AS time_to_resolution
+FROM per_question q;
+
+COMMENT ON VIEW clarify.audit_resolution_paths IS
+    'Per question: first rejection, the user''s confirmation, first allowed statement, the rounds of clarification in between and the time they took.';
+
+CREATE VIEW clarify.audit_sources AS
+SELECT b ->> 'source' AS source,
+       count(*) AS covered_columns,
+       round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS percent
+FROM clarify.audit a
+CROSS JOIN LATERAL jsonb_array_elements(a.bindings) AS b
+WHERE a.decision = 'allowed'
+GROUP BY 1;
+
+COMMENT ON VIEW clarify.audit_sources IS
+    'How the governed columns of allowed statements were resolved: approved default, user confirmation, explicit naming or the only eligible meaning.';
+
+--------------------------------------------------------------------------------------------------
 -- Privileges
 --------------------------------------------------------------------------------------------------
 
@@ -675,3 +888,9 @@ SELECT pg_catalog.pg_extension_config_dump('clarify.approvals', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.agent_roles', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.defaults_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.approvals_id_seq', '');
+-- The audit is history: it moves with the database.
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_log', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_texts', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_shapes', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges_id_seq', '');

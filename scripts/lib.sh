@@ -116,6 +116,7 @@ as_owner() {
 }
 
 # start_cluster DIR PORT [extra postgresql.conf lines...]
+# With CLARIFY_PRELOAD=0 in the environment, pg_clarify is not added to shared_preload_libraries.
 # Sets CLUSTER_DIR (socket dir; data in $CLUSTER_DIR/data), CLUSTER_PORT; stopped at exit.
 start_cluster() {
     local dir port owner
@@ -153,7 +154,8 @@ start_cluster() {
     fi
     {
         echo "# throwaway cluster written by scripts/lib.sh"
-        echo "shared_preload_libraries = 'pg_clarify'"
+        # CLARIFY_PRELOAD=0: a cluster without the library (e.g. bench/gate_tps's baseline).
+        [[ ${CLARIFY_PRELOAD:-1} == 0 ]] || echo "shared_preload_libraries = 'pg_clarify'"
         echo "listen_addresses = ''"
         echo "unix_socket_directories = '$dir'"
         echo "port = $port"

@@ -1,5 +1,6 @@
 // SQL-callable functions (CONTRACT §7): thin extern "C" shells over C++ bodies.
 #include "pg.hpp"
+#include "audit_queue.hpp"
 #include "boundary.hpp"
 #include "gate.hpp"
 #include "governance.hpp"
@@ -7,17 +8,21 @@
 #include "settings.hpp"
 
 extern "C" {
+#include "commands/dbcommands.h"
 #include "commands/trigger.h"
+#include "funcapi.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/rel.h"
+#include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(clarify_resolve);
 PG_FUNCTION_INFO_V1(clarify_check);
 PG_FUNCTION_INFO_V1(clarify_last_decision);
 PG_FUNCTION_INFO_V1(clarify_gated);
 PG_FUNCTION_INFO_V1(clarify_catalog_changed);
+PG_FUNCTION_INFO_V1(clarify_audit_queue);
 }
 
 #include <string>
@@ -88,4 +93,40 @@ extern "C" Datum clarify_catalog_changed(PG_FUNCTION_ARGS) {
     Oid table = RelationGetRelid(((TriggerData *)fcinfo->context)->tg_relation);
     cpp_entry([&] { announce_catalog_change(table); });
     return PointerGetDatum(nullptr);
+}
+
+// clarify.audit_queue(): plain PostgreSQL calls only, no C++ objects.
+extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
+    InitMaterializedSRF(fcinfo, 0);
+    ReturnSetInfo *rsinfo = (ReturnSetInfo *)fcinfo->resultinfo;
+    for (int i = 0; i < audit_slot_count(); ++i) {
+        AuditSlotStats stats;
+        if (!audit_slot_stats(i, &stats)) continue;
+        Datum values[10];
+        bool nulls[10] = {false};
+        char *dbname = get_database_name(stats.database);
+        if (dbname)
+            values[0] = CStringGetDatum(dbname);
+        else
+            nulls[0] = true;
+        values[1] = Int32GetDatum(stats.writer_pid);
+        nulls[1] = stats.writer_pid == 0;
+        values[2] = Int64GetDatum((int64)stats.enqueued);
+        values[3] = Int64GetDatum((int64)stats.written);
+        values[4] = Int64GetDatum((int64)stats.dropped);
+        values[5] = Int64GetDatum((int64)stats.timeouts);
+        values[6] = Int64GetDatum((int64)stats.failed_batches);
+        values[7] = Int64GetDatum((int64)stats.malformed);
+        values[8] = Int64GetDatum((int64)stats.pending_bytes);
+        values[9] = CStringGetTextDatum(stats.last_error);
+        nulls[9] = stats.last_error[0] == '\0';
+        // name columns take a NameData
+        NameData name;
+        if (dbname) {
+            namestrcpy(&name, dbname);
+            values[0] = NameGetDatum(&name);
+        }
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+    return (Datum)0;
 }

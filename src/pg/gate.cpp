@@ -1,5 +1,7 @@
 #include "pg.hpp"
 #include "gate.hpp"
+#include "audit_queue.hpp"
+#include "audit_record.hpp"
 #include "boundary.hpp"
 #include "compat.hpp"
 #include "governance.hpp"
@@ -19,6 +21,7 @@ extern "C" {
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "tcop/tcopprot.h"
+#include "miscadmin.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
@@ -41,16 +44,11 @@ PlannedStmt *starting_stmt = nullptr;
 const char *starting_text = nullptr;
 bool starting_explain_only = false;
 
+// The session's most recent decision, as the audit received it.
 struct LastDecision {
     bool present = false;
-    uint64 id = 0;
-    Decision decision;
-    std::string question_id;
-    std::string statement;
-    int64 query_id = 0;
-    std::string record;
-    TimestampTz decided_at = 0;
-    std::string rejection_detail;  // rendered when rejected, while the catalog is at hand
+    AuditRecord audit;
+    const char *audited = "";  // committed, queued, dropped, not audited
 };
 LastDecision last;
 
@@ -95,28 +93,98 @@ std::string statement_text(const char *source, const PlannedStmt *stmt) {
     return text;
 }
 
-// Decides one statement for a gated session; throws the clarification error on rejection.
+const char *audit_outcome(EnqueueResult result) {
+    switch (result) {
+        case EnqueueResult::Committed:
+            return "committed";
+        case EnqueueResult::Queued:
+            return "queued";
+        case EnqueueResult::Dropped:
+            return "dropped: the audit queue was full";
+        case EnqueueResult::TimedOut:
+            return "not committed within pg_clarify.audit_timeout";
+        case EnqueueResult::NoWriter:
+            return "no audit writer could serve this database";
+        case EnqueueResult::TooLarge:
+            return "larger than the audit queue";
+    }
+    return "unknown";
+}
+
+// Decides one statement for a gated session, audits the decision (sync: committed before
+// anything else happens) and throws the clarification error on rejection.
 void decide_statement(const Catalog &catalog, const std::vector<const GovernedColumn *> &read,
                       const PlannedStmt *stmt, const char *source) {
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
     Decision decision = decide(catalog, ctx, record, read);
 
-    last.present = true;
-    last.id = pg_guard([] { return next_decision_id(); });
-    last.question_id = record.question_id;
-    last.statement = statement_text(source, stmt);
-    last.query_id = stmt ? static_cast<int64>(stmt->queryId) : 0;
-    last.record = resolution_text ? resolution_text : "";
-    last.decided_at = pg_guard([] { return GetCurrentTimestamp(); });
-    last.rejection_detail.clear();
-    last.decision = std::move(decision);
-    if (last.decision.allowed()) return;
+    // Captured now: a rejection's abort will undo any SET LOCAL of the record.
+    AuditRecord audit =
+        audit_record_of(catalog, decision, record, resolution_text ? resolution_text : "");
+    struct Facts {
+        uint64 id;
+        TimestampTz at;
+        Oid database, session_role, acting_role;
+        int pid;
+    };
+    Facts facts = pg_guard([] {
+        return Facts{next_decision_id(), GetCurrentTimestamp(), MyDatabaseId, GetSessionUserId(),
+                     GetOuterUserId(), MyProcPid};
+    });
+    audit.decision_id = facts.id;
+    audit.decided_at = facts.at;
+    audit.database = facts.database;
+    audit.session_role = facts.session_role;
+    audit.acting_role = facts.acting_role;
+    audit.pid = facts.pid;
+    audit.query_id = stmt ? static_cast<int64>(stmt->queryId) : 0;
+    audit.statement = statement_text(source, stmt);
+    audit.sync = audit_mode == static_cast<int>(AuditMode::Sync);
 
-    const std::string id = std::to_string(last.id);
-    last.rejection_detail = decision_json(catalog, last.decision, id, record.question_id, false);
-    throw ReportedError(sqlcode_of(last.decision.state), message_text(catalog, last.decision),
-                        last.rejection_detail, hint_text(catalog, last.decision));
+    std::string entry;
+    encode(audit, entry);
+    const char *bytes = entry.data();
+    uint32 length = static_cast<uint32>(entry.size());
+    bool sync = audit.sync;
+    EnqueueResult result =
+        pg_guard([&] { return audit_enqueue(bytes, length, sync, audit_timeout_ms); });
+
+    last.present = true;
+    last.audit = std::move(audit);
+    last.audited = audit_outcome(result);
+    const AuditRecord &a = last.audit;
+    const std::string id = std::to_string(a.decision_id);
+
+    if (sync && result != EnqueueResult::Committed) {
+        nlohmann::json detail = {{"decision_id", id},
+                                 {"state", "AUDIT_UNAVAILABLE"},
+                                 {"question_id", a.question_id.empty() ? nlohmann::json(nullptr)
+                                                                       : nlohmann::json(a.question_id)},
+                                 {"status", "audit_unavailable"},
+                                 {"decision", a.allowed ? "allowed" : "rejected"},
+                                 {"gate_state", to_string(a.state)},
+                                 {"reason", last.audited},
+                                 {"slots", nlohmann::json::array()}};
+        throw ReportedError(MAKE_SQLSTATE('Q', 'C', '0', '0', '5'),
+                            std::string("the decision could not be written to the audit: ") +
+                                last.audited,
+                            detail.dump(),
+                            "The statement did not run. Retry it; if this persists, the DBA can "
+                            "look at clarify.audit_queue() and the server log.");
+    }
+    if (!sync && result != EnqueueResult::Queued) {
+        const char *why = last.audited;
+        uint64 decision_id = a.decision_id;
+        pg_guard([&] {
+            ereport(WARNING, (errmsg("pg_clarify decision %lu was not audited: %s",
+                                     (unsigned long)decision_id, why)));
+        });
+    }
+    if (a.allowed) return;
+    throw ReportedError(sqlcode_of(a.state), message_text(catalog, decision),
+                        decision_json(catalog, decision, id, a.question_id, false),
+                        hint_text(catalog, decision));
 }
 
 void gate_range_table(List *range_table) {
@@ -288,23 +356,38 @@ std::string check_statement(const char *sql) {
 
 std::string last_decision_json() {
     if (!last.present) return {};
-    nlohmann::json out;
-    if (!last.rejection_detail.empty()) {
-        out = nlohmann::json::parse(last.rejection_detail);
-        out["decision"] = "rejected";
-        out["columns"] = last.decision.columns;
-        out["bindings"] = nlohmann::json::parse(bindings_json(last.decision));
-    } else {
-        // Allowed decisions have no slots: rendering needs no catalog.
-        Catalog none;
-        out = nlohmann::json::parse(
-            decision_json(none, last.decision, std::to_string(last.id), last.question_id, true));
-    }
-    out["statement"] = last.statement;
-    out["query_id"] = last.query_id;
-    out["record"] = last.record;
-    const char *when = pg_guard([] { return timestamptz_to_str(last.decided_at); });
-    out["decided_at"] = when;
+    const AuditRecord &a = last.audit;
+    using nlohmann::json;
+    auto text_or_null = [](const std::string &t) { return t.empty() ? json(nullptr) : json(t); };
+    json payload = a.payload.empty() ? json(nullptr) : json::parse(a.payload);
+    if (payload.is_object()) payload["decision_id"] = std::to_string(a.decision_id);
+    json out = {{"decision_id", std::to_string(a.decision_id)},
+                {"decision", a.allowed ? "allowed" : "rejected"},
+                {"state", to_string(a.state)},
+                {"status", a.allowed ? "resolved" : "awaiting_clarification"},
+                {"question_id", text_or_null(a.question_id)},
+                {"reason", a.reason},
+                {"columns", json::parse(a.columns)},
+                {"bindings", json::parse(a.bindings)},
+                {"slots", payload.is_object() ? payload["slots"] : json::array()},
+                {"payload", payload},
+                {"record", a.record.empty() ? json(nullptr) : json::parse(a.record)},
+                {"statement", a.statement},
+                {"query_id", a.query_id},
+                {"pid", a.pid},
+                {"audited", last.audited}};
+    struct Names {
+        const char *session_role, *acting_role, *decided_at;
+    };
+    Oid session = a.session_role, acting = a.acting_role;
+    TimestampTz at = a.decided_at;
+    Names names = pg_guard([&] {
+        return Names{GetUserNameFromId(session, true), GetUserNameFromId(acting, true),
+                     timestamptz_to_str(at)};
+    });
+    out["session_role"] = names.session_role ? names.session_role : "";
+    out["acting_role"] = names.acting_role ? names.acting_role : "";
+    out["decided_at"] = names.decided_at;
     return out.dump();
 }
 

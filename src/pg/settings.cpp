@@ -14,7 +14,8 @@ namespace clarify::pg {
 bool gate_enabled = true;
 int audit_mode = static_cast<int>(AuditMode::Sync);
 int audit_timeout_ms = 5000;
-int audit_queue_size = 16384;
+int audit_queue_size_kb = 8192;
+int audit_databases = 4;
 char *resolution_text = nullptr;
 
 namespace {
@@ -101,9 +102,15 @@ void define_settings() {
                             nullptr, &audit_timeout_ms, 5000, 1, 600000, PGC_SUSET, GUC_UNIT_MS,
                             nullptr, nullptr, nullptr);
     DefineCustomIntVariable("pg_clarify.audit_queue_size",
-                            "Decisions the shared audit queue holds (restart to change).", nullptr,
-                            &audit_queue_size, 16384, 64, 1048576, PGC_POSTMASTER, 0, nullptr,
-                            nullptr, nullptr);
+                            "Shared memory for decisions waiting to be audited (restart to change).",
+                            "Split evenly between the pg_clarify.audit_databases queues.",
+                            &audit_queue_size_kb, 8192, 256, 1048576, PGC_POSTMASTER, GUC_UNIT_KB,
+                            nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("pg_clarify.audit_databases",
+                            "How many databases can audit decisions at once (restart to change).",
+                            "Each has its own queue and audit writer; a database beyond them fails "
+                            "closed with QC005.",
+                            &audit_databases, 4, 1, 64, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("pg_clarify");
 }
 

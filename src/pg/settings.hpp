@@ -11,7 +11,8 @@ enum class AuditMode { Sync = 0, Async = 1 };
 extern bool gate_enabled;
 extern int audit_mode;
 extern int audit_timeout_ms;
-extern int audit_queue_size;
+extern int audit_queue_size_kb;
+extern int audit_databases;
 extern char *resolution_text;
 
 void define_settings();

@@ -1,5 +1,6 @@
 #include "pg.hpp"
 #include "shared.hpp"
+#include "audit_queue.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -29,7 +30,8 @@ constexpr std::time_t kIdEpoch = 1577836800;  // 2020-01-01
 
 void request_shared_memory(void) {
     if (prev_shmem_request) prev_shmem_request();
-    RequestAddinShmemSpace(MAXALIGN(sizeof(SharedState)));
+    RequestAddinShmemSpace(add_size(MAXALIGN(sizeof(SharedState)), audit_queue_shmem_size()));
+    audit_queue_request_locks();
 }
 
 void attach_shared_memory(void) {
@@ -40,6 +42,9 @@ void attach_shared_memory(void) {
     if (!found)
         pg_atomic_init_u64(&shared->next_decision_id,
                            static_cast<uint64>(std::time(nullptr) - kIdEpoch) << kIdShift);
+    bool queue_found = false;
+    void *queue = ShmemInitStruct("pg_clarify audit queue", audit_queue_shmem_size(), &queue_found);
+    audit_queue_attach(queue, queue_found);
     LWLockRelease(AddinShmemInitLock);
 }
 

@@ -1,4 +1,4 @@
-// State shared by all backends: decision identifiers (and, later, the audit queue).
+// State shared by all backends: decision identifiers and the audit queue.
 #pragma once
 
 #include "pg.hpp"

@@ -1,0 +1,129 @@
+#include "audit_record.hpp"
+#include "payload.hpp"
+
+#include <cstring>
+
+namespace clarify {
+
+std::string decision_reason(const Decision &d) {
+    if (!d.slots.empty()) return d.slots.front().reason;
+    if (d.covered.empty()) return "no governed column read";
+    return "every governed column read was resolved";
+}
+
+AuditRecord audit_record_of(const Catalog &catalog, const Decision &decision,
+                            const ResolutionRecord &record, const std::string &record_text) {
+    AuditRecord a;
+    a.allowed = decision.allowed();
+    a.state = decision.state;
+    a.question_id = record.question_id;
+    a.reason = decision_reason(decision);
+    a.columns = columns_json(decision);
+    a.bindings = bindings_json(decision);
+    if (!a.allowed) a.payload = decision_json(catalog, decision, "", record.question_id, false);
+    a.record = record_text;
+    return a;
+}
+
+namespace {
+
+template <typename T>
+void put(std::string &out, T value) {
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    out.append(bytes, sizeof(T));
+}
+
+void put_text(std::string &out, const std::string &s) {
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(s.size()));
+    out += s;
+}
+
+class Reader {
+public:
+    explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+    template <typename T>
+    T get() {
+        need(sizeof(T));
+        T value;
+        std::memcpy(&value, bytes_.data() + pos_, sizeof(T));
+        pos_ += sizeof(T);
+        return value;
+    }
+    std::string text() {
+        auto n = get<std::uint32_t>();
+        need(n);
+        std::string s(bytes_.substr(pos_, n));
+        pos_ += n;
+        return s;
+    }
+    bool done() const { return pos_ == bytes_.size(); }
+
+private:
+    void need(std::size_t n) const {
+        if (bytes_.size() - pos_ < n) throw AuditFormatError("truncated audit entry");
+    }
+    std::string_view bytes_;
+    std::size_t pos_ = 0;
+};
+
+constexpr std::uint32_t kFormat = 0x41554431;  // "AUD1"
+
+}  // namespace
+
+void encode(const AuditRecord &a, std::string &out) {
+    put(out, kFormat);
+    put(out, a.decision_id);
+    put(out, a.decided_at);
+    put(out, a.database);
+    put(out, a.session_role);
+    put(out, a.acting_role);
+    put(out, a.pid);
+    put(out, a.query_id);
+    put<std::uint8_t>(out, a.allowed);
+    put<std::uint8_t>(out, a.sync);
+    put<std::uint8_t>(out, static_cast<std::uint8_t>(a.state));
+    for (const std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns,
+                                 &a.bindings, &a.payload, &a.record})
+        put_text(out, *s);
+}
+
+AuditRecord decode(std::string_view bytes) {
+    Reader r(bytes);
+    if (r.get<std::uint32_t>() != kFormat) throw AuditFormatError("unknown audit entry format");
+    AuditRecord a;
+    a.decision_id = r.get<std::uint64_t>();
+    a.decided_at = r.get<std::int64_t>();
+    a.database = r.get<std::uint32_t>();
+    a.session_role = r.get<std::uint32_t>();
+    a.acting_role = r.get<std::uint32_t>();
+    a.pid = r.get<std::int32_t>();
+    a.query_id = r.get<std::int64_t>();
+    a.allowed = r.get<std::uint8_t>() != 0;
+    a.sync = r.get<std::uint8_t>() != 0;
+    auto state = r.get<std::uint8_t>();
+    if (state > static_cast<std::uint8_t>(State::Unverified))
+        throw AuditFormatError("audit entry with an unknown state");
+    a.state = static_cast<State>(state);
+    for (std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
+                           &a.payload, &a.record})
+        *s = r.text();
+    if (!r.done()) throw AuditFormatError("audit entry longer than its fields");
+    return a;
+}
+
+std::int64_t content_hash(std::string_view kind, std::string_view text) {
+    std::uint64_t h = 1469598103934665603ULL;
+    auto mix = [&h](std::string_view s) {
+        for (unsigned char c : s) {
+            h ^= c;
+            h *= 1099511628211ULL;
+        }
+    };
+    mix(kind);
+    mix(std::string_view("\0", 1));
+    mix(text);
+    return static_cast<std::int64_t>(h);
+}
+
+}  // namespace clarify

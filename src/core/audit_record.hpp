@@ -1,0 +1,52 @@
+// One audited decision (CONTRACT §8), as it crosses the shared-memory queue to the audit writer.
+#pragma once
+#include "core_guard.hpp"
+#include "decision.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace clarify {
+
+struct AuditRecord {
+    std::uint64_t decision_id = 0;
+    std::int64_t decided_at = 0;  // PostgreSQL timestamptz microseconds
+    std::uint32_t database = 0;
+    std::uint32_t session_role = 0;
+    std::uint32_t acting_role = 0;
+    std::int32_t pid = 0;
+    std::int64_t query_id = 0;
+    bool allowed = true;
+    bool sync = true;  // a backend waits for this one to be committed
+    State state = State::Resolved;
+    std::string question_id;
+    std::string statement;
+    std::string reason;
+    std::string columns;   // JSON array of column names
+    std::string bindings;  // JSON array, per covered column
+    std::string payload;   // the DETAIL JSON without decision_id; "" when allowed
+    std::string record;    // the resolution record's text as it was; "" when none
+};
+
+class AuditFormatError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The audit record of a decision; decision_id, time, roles and statement are filled by the caller.
+AuditRecord audit_record_of(const Catalog &catalog, const Decision &decision,
+                            const ResolutionRecord &record, const std::string &record_text);
+
+// A top-level reason: the first failing slot's, or how the statement was resolved.
+std::string decision_reason(const Decision &decision);
+
+// Pointer-free encoding for the queue; decode throws AuditFormatError on a malformed entry.
+void encode(const AuditRecord &record, std::string &out);
+AuditRecord decode(std::string_view bytes);
+
+// Stable 64-bit content hash (FNV-1a) used to store repeated texts once.
+std::int64_t content_hash(std::string_view kind, std::string_view text);
+
+}  // namespace clarify

@@ -1,0 +1,318 @@
+#include "audit_queue.hpp"
+#include "settings.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/atomics.h"
+#include "postmaster/bgworker.h"
+#include "storage/condition_variable.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/timestamp.h"
+}
+
+#include <cstring>
+
+namespace clarify::pg {
+
+struct AuditSlot {
+    Oid database;  // InvalidOid: free
+    bool writer_registered;
+    TimestampTz registered_at;
+    int writer_pid;
+    Latch *writer_latch;
+    LWLock *lock;
+    pg_atomic_uint64 write_pos;  // bytes ever enqueued
+    pg_atomic_uint64 read_pos;   // bytes committed by the writer
+    uint64 enqueued, written, dropped, timeouts, failed_batches, malformed;
+    ConditionVariable committed;  // read_pos moved: entries durable, space free
+    char last_error[256];
+    Size ring_offset;  // from the queue's start
+};
+
+namespace {
+
+struct AuditQueue {
+    int nslots;
+    uint64 ring_size;
+    LWLock *assign_lock;
+    AuditSlot slots[FLEXIBLE_ARRAY_MEMBER];
+};
+
+AuditQueue *queue = nullptr;
+constexpr const char *kTranche = "pg_clarify audit queue";
+// A registered writer that has not attached after this long is presumed dead and replaced.
+constexpr long kWriterStartupMs = 10000;
+
+Size header_size(int nslots) {
+    return MAXALIGN(offsetof(AuditQueue, slots) + sizeof(AuditSlot) * nslots);
+}
+
+uint64 ring_bytes() {
+    // Never smaller than the largest entry a 64 kB record can make.
+    uint64 total = uint64(audit_queue_size_kb) * 1024;
+    return MAXALIGN(Max(total / uint64(audit_databases), uint64(256 * 1024)));
+}
+
+char *ring_of(AuditSlot *slot) { return reinterpret_cast<char *>(queue) + slot->ring_offset; }
+
+void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
+    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
+    memcpy(ring_of(slot) + off, src, first);
+    memcpy(ring_of(slot), src + first, n - first);
+}
+
+void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
+    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
+    memcpy(dst, ring_of(slot) + off, first);
+    memcpy(dst + first, ring_of(slot), n - first);
+}
+
+AuditSlot *find_slot(Oid database, bool claim) {
+    for (int i = 0; i < queue->nslots; ++i)
+        if (queue->slots[i].database == database) return &queue->slots[i];
+    if (!claim) return nullptr;
+    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
+    AuditSlot *found = nullptr;
+    for (int i = 0; i < queue->nslots && !found; ++i)
+        if (queue->slots[i].database == database) found = &queue->slots[i];
+    for (int i = 0; i < queue->nslots && !found; ++i) {
+        AuditSlot *slot = &queue->slots[i];
+        LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+        if (slot->database == InvalidOid) {
+            slot->database = database;
+            found = slot;
+        }
+        LWLockRelease(slot->lock);
+    }
+    LWLockRelease(queue->assign_lock);
+    return found;
+}
+
+bool start_writer(AuditSlot *slot) {
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    TimestampTz now = GetCurrentTimestamp();
+    bool needed = !slot->writer_registered ||
+                  (slot->writer_pid == 0 &&
+                   TimestampDifferenceExceeds(slot->registered_at, now, kWriterStartupMs));
+    if (needed) {
+        slot->writer_registered = true;
+        slot->registered_at = now;
+    }
+    LWLockRelease(slot->lock);
+    if (!needed) return true;
+
+    BackgroundWorker worker;
+    memset(&worker, 0, sizeof(worker));
+    worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+    worker.bgw_restart_time = BGW_NEVER_RESTART;
+    snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_clarify");
+    snprintf(worker.bgw_function_name, BGW_MAXLEN, "clarify_audit_writer_main");
+    snprintf(worker.bgw_name, BGW_MAXLEN, "pg_clarify audit writer for database %u", MyDatabaseId);
+    snprintf(worker.bgw_type, BGW_MAXLEN, "pg_clarify audit writer");
+    worker.bgw_main_arg = ObjectIdGetDatum(MyDatabaseId);
+    BackgroundWorkerHandle *handle;
+    if (RegisterDynamicBackgroundWorker(&worker, &handle)) return true;
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    slot->writer_registered = false;
+    LWLockRelease(slot->lock);
+    ereport(WARNING, (errmsg("pg_clarify could not start an audit writer for this database"),
+                      errhint("Raise max_worker_processes.")));
+    return false;
+}
+
+long remaining_ms(TimestampTz deadline) {
+    long ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+    return ms;
+}
+
+}  // namespace
+
+Size audit_queue_shmem_size() {
+    return add_size(header_size(audit_databases), mul_size(ring_bytes(), audit_databases));
+}
+
+void audit_queue_request_locks() { RequestNamedLWLockTranche(kTranche, audit_databases + 1); }
+
+void audit_queue_attach(void *base, bool found) {
+    queue = static_cast<AuditQueue *>(base);
+    if (found) return;
+    LWLockPadded *locks = GetNamedLWLockTranche(kTranche);
+    memset(queue, 0, header_size(audit_databases));
+    queue->nslots = audit_databases;
+    queue->ring_size = ring_bytes();
+    queue->assign_lock = &locks[0].lock;
+    for (int i = 0; i < queue->nslots; ++i) {
+        AuditSlot *slot = &queue->slots[i];
+        slot->lock = &locks[i + 1].lock;
+        pg_atomic_init_u64(&slot->write_pos, 0);
+        pg_atomic_init_u64(&slot->read_pos, 0);
+        ConditionVariableInit(&slot->committed);
+        slot->ring_offset = header_size(queue->nslots) + Size(i) * queue->ring_size;
+    }
+}
+
+uint64 audit_ring_size() { return queue->ring_size; }
+
+EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms) {
+    uint64 need = sizeof(uint32) + length;
+    if (need > queue->ring_size) return EnqueueResult::TooLarge;
+    TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms);
+    AuditSlot *slot = nullptr;
+    uint64 end = 0;
+    for (;;) {
+        if (!slot && !(slot = find_slot(MyDatabaseId, true))) return EnqueueResult::NoWriter;
+        if (!start_writer(slot)) return EnqueueResult::NoWriter;
+        LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+        if (slot->database != MyDatabaseId) {  // released by an idle writer meanwhile
+            LWLockRelease(slot->lock);
+            slot = nullptr;
+            continue;
+        }
+        uint64 w = pg_atomic_read_u64(&slot->write_pos), r = pg_atomic_read_u64(&slot->read_pos);
+        if (queue->ring_size - (w - r) >= need) {
+            ring_copy_in(slot, w, reinterpret_cast<const char *>(&length), sizeof(uint32));
+            ring_copy_in(slot, w + sizeof(uint32), entry, length);
+            pg_write_barrier();
+            pg_atomic_write_u64(&slot->write_pos, w + need);
+            slot->enqueued++;
+            end = w + need;
+            Latch *writer = slot->writer_latch;
+            LWLockRelease(slot->lock);
+            if (writer) SetLatch(writer);
+            break;
+        }
+        if (!sync) {
+            slot->dropped++;
+            LWLockRelease(slot->lock);
+            return EnqueueResult::Dropped;
+        }
+        LWLockRelease(slot->lock);
+        long wait = remaining_ms(deadline);
+        if (wait <= 0) {
+            ConditionVariableCancelSleep();
+            LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+            slot->timeouts++;
+            LWLockRelease(slot->lock);
+            return EnqueueResult::TimedOut;
+        }
+        ConditionVariableTimedSleep(&slot->committed, wait, PG_WAIT_EXTENSION);
+    }
+    ConditionVariableCancelSleep();
+    if (!sync) return EnqueueResult::Queued;
+
+    // Group commit: one writer commit wakes every backend whose entry it covered.
+    ConditionVariablePrepareToSleep(&slot->committed);
+    while (pg_atomic_read_u64(&slot->read_pos) < end) {
+        long wait = remaining_ms(deadline);
+        if (wait <= 0) {
+            ConditionVariableCancelSleep();
+            LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+            slot->timeouts++;
+            LWLockRelease(slot->lock);
+            return EnqueueResult::TimedOut;
+        }
+        ConditionVariableTimedSleep(&slot->committed, wait, PG_WAIT_EXTENSION);
+    }
+    ConditionVariableCancelSleep();
+    return EnqueueResult::Committed;
+}
+
+AuditSlot *audit_worker_attach(Oid database) {
+    AuditSlot *slot = find_slot(database, true);
+    if (!slot) return nullptr;
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    bool other = slot->writer_pid != 0 && slot->writer_pid != MyProcPid;
+    if (!other) {
+        slot->writer_pid = MyProcPid;
+        slot->writer_latch = MyLatch;
+        slot->writer_registered = true;
+    }
+    LWLockRelease(slot->lock);
+    if (other) return nullptr;
+    before_shmem_exit(audit_worker_detach, PointerGetDatum(slot));
+    return slot;
+}
+
+void audit_worker_detach(int, Datum arg) {
+    AuditSlot *slot = reinterpret_cast<AuditSlot *>(DatumGetPointer(arg));
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    if (slot->writer_pid == MyProcPid) {
+        slot->writer_pid = 0;
+        slot->writer_latch = nullptr;
+        slot->writer_registered = false;
+    }
+    LWLockRelease(slot->lock);
+    ConditionVariableBroadcast(&slot->committed);
+}
+
+uint64 audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from) {
+    uint64 r = pg_atomic_read_u64(&slot->read_pos);
+    uint64 w = pg_atomic_read_u64(&slot->write_pos);
+    pg_read_barrier();
+    uint64 pos = r;
+    while (pos < w) {
+        uint32 length;
+        ring_copy_out(slot, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
+        uint64 need = sizeof(uint32) + length;
+        if (pos - r + need > cap) break;
+        ring_copy_out(slot, pos, buf + (pos - r), need);
+        pos += need;
+    }
+    *from = r;
+    return pos - r;
+}
+
+void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed) {
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    pg_atomic_write_u64(&slot->read_pos, upto);
+    slot->written += entries;
+    slot->malformed += malformed;
+    slot->last_error[0] = '\0';
+    LWLockRelease(slot->lock);
+    ConditionVariableBroadcast(&slot->committed);
+}
+
+void audit_worker_failed(AuditSlot *slot, const char *message) {
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    slot->failed_batches++;
+    strlcpy(slot->last_error, message ? message : "unknown error", sizeof(slot->last_error));
+    LWLockRelease(slot->lock);
+}
+
+bool audit_worker_release_if_idle(AuditSlot *slot) {
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    bool idle = pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos);
+    if (idle) {  // the slot stays this database's, with its counters
+        slot->writer_pid = 0;
+        slot->writer_latch = nullptr;
+        slot->writer_registered = false;
+    }
+    LWLockRelease(slot->lock);
+    return idle;
+}
+
+int audit_slot_count() { return queue ? queue->nslots : 0; }
+
+bool audit_slot_stats(int index, AuditSlotStats *out) {
+    AuditSlot *slot = &queue->slots[index];
+    LWLockAcquire(slot->lock, LW_SHARED);
+    out->database = slot->database;
+    out->writer_pid = slot->writer_pid;
+    out->enqueued = slot->enqueued;
+    out->written = slot->written;
+    out->dropped = slot->dropped;
+    out->timeouts = slot->timeouts;
+    out->failed_batches = slot->failed_batches;
+    out->malformed = slot->malformed;
+    out->pending_bytes = pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
+    strlcpy(out->last_error, slot->last_error, sizeof(out->last_error));
+    LWLockRelease(slot->lock);
+    return out->database != InvalidOid || out->enqueued > 0;
+}
+
+}  // namespace clarify::pg

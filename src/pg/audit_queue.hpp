@@ -1,0 +1,53 @@
+// The shared-memory audit queue: one ring of bytes per database, filled by backends and drained
+// by that database's audit writer (a background worker). Plain C-style routines: call them from
+// C++ inside pg_guard.
+#pragma once
+
+#include "pg.hpp"
+
+extern "C" {
+#include "storage/latch.h"
+}
+
+namespace clarify::pg {
+
+enum class EnqueueResult {
+    Committed,  // sync: the writer has committed it
+    Queued,     // async: in the queue
+    Dropped,    // async: the queue was full (counted)
+    TimedOut,   // sync: not committed within the timeout
+    NoWriter,   // no audit writer could be started for this database
+    TooLarge,   // larger than the whole ring
+};
+
+Size audit_queue_shmem_size();
+void audit_queue_request_locks();
+void audit_queue_attach(void *base, bool found);
+
+EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms);
+
+// Worker side.
+struct AuditSlot;
+AuditSlot *audit_worker_attach(Oid database);
+void audit_worker_detach(int code, Datum slot);
+// Copies whole entries from the committed position on into buf (at most cap bytes); returns the
+// number of bytes copied, the start position in *from. An entry longer than cap is still copied
+// when it is the first (cap is at least the ring size).
+uint64 audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from);
+void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed);
+void audit_worker_failed(AuditSlot *slot, const char *message);
+// True (and the writer unregistered) when nothing is pending: the writer may exit.
+bool audit_worker_release_if_idle(AuditSlot *slot);
+uint64 audit_ring_size();
+
+// For clarify.audit_queue(): a snapshot of one slot's counters.
+struct AuditSlotStats {
+    Oid database;
+    int writer_pid;
+    uint64 enqueued, written, dropped, timeouts, failed_batches, malformed, pending_bytes;
+    char last_error[256];
+};
+int audit_slot_count();
+bool audit_slot_stats(int index, AuditSlotStats *out);
+
+}  // namespace clarify::pg

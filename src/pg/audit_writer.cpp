@@ -1,0 +1,262 @@
+// The audit writer: one background worker per database, draining that database's queue into
+// clarify.audit_log in batches, one transaction per batch (the group commit of sync mode).
+// Errors are caught, counted and retried with back-off; the worker never dies in a loop.
+#include "pg.hpp"
+#include "audit_record.hpp"
+#include "audit_queue.hpp"
+#include "boundary.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+PGDLLEXPORT void clarify_audit_writer_main(Datum arg);
+}
+
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace clarify::pg {
+namespace {
+
+constexpr long kIdleExitMs = 60000;  // an idle writer leaves, so DROP DATABASE is not blocked
+constexpr long kMaxBackoffMs = 5000;
+
+// Statements, records and decision shapes repeat: each is stored once, keyed by content hash.
+// The writer remembers which it already stored; purge_audit() may delete orphans, and bumps a
+// generation the writer checks under the lock that purge also takes.
+std::unordered_set<int64> stored;
+
+using Column = std::vector<std::optional<std::string>>;
+
+Datum text_array(const Column &values) {
+    int n = static_cast<int>(values.size());
+    std::vector<const char *> data(n);
+    std::vector<int> lengths(n);
+    std::vector<char> nulls(n);
+    for (int i = 0; i < n; ++i) {
+        nulls[i] = !values[i].has_value();
+        data[i] = values[i] ? values[i]->data() : nullptr;
+        lengths[i] = values[i] ? static_cast<int>(values[i]->size()) : 0;
+    }
+    const char *const *d = data.data();
+    const int *l = lengths.data();
+    const char *nl = nulls.data();
+    return pg_guard([&] {
+        Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * (n + 1)));
+        bool *isnull = static_cast<bool *>(palloc(sizeof(bool) * (n + 1)));
+        for (int i = 0; i < n; ++i) {
+            isnull[i] = nl[i];
+            elems[i] = nl[i] ? Datum(0) : PointerGetDatum(cstring_to_text_with_len(d[i], l[i]));
+        }
+        int dims[1] = {n}, lbs[1] = {1};
+        return PointerGetDatum(
+            construct_md_array(elems, isnull, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+    });
+}
+
+void execute(const char *sql, const std::vector<Column> &columns) {
+    int n = static_cast<int>(columns.size());
+    std::vector<Datum> values;
+    for (const Column &c : columns) values.push_back(text_array(c));
+    std::vector<Oid> types(n, TEXTARRAYOID);
+    const Datum *v = values.data();
+    const Oid *t = types.data();
+    pg_guard([&] {
+        int rc = SPI_execute_with_args(sql, n, const_cast<Oid *>(t), const_cast<Datum *>(v),
+                                       nullptr, false, 0);
+        if (rc < 0) elog(ERROR, "pg_clarify audit writer: SPI error %d", rc);
+    });
+}
+
+std::string number(long long v) { return std::to_string(v); }
+
+void write_batch(const std::vector<AuditRecord> &batch) {
+    pg_guard([] {
+        SetCurrentStatementStartTimestamp();
+        StartTransactionCommand();
+        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
+        PushActiveSnapshot(GetTransactionSnapshot());
+        pgstat_report_activity(STATE_RUNNING, "pg_clarify: writing audit batch");
+    });
+    // Purge deletes unreferenced texts under a conflicting lock and moves the generation.
+    execute("LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN ROW EXCLUSIVE MODE", {});
+    {
+        int64 generation = pg_guard([] {
+            if (SPI_execute("SELECT last_value FROM clarify.audit_purge_generation", true, 1) !=
+                    SPI_OK_SELECT ||
+                SPI_processed != 1)
+                elog(ERROR, "pg_clarify audit writer: cannot read the purge generation");
+            bool isnull;
+            return DatumGetInt64(
+                SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+        });
+        static int64 seen_generation = -1;
+        if (generation != seen_generation || stored.size() > 200000) stored.clear();
+        seen_generation = generation;
+    }
+
+    Column text_hash, text_body;
+    Column shape_hash, shape_allowed, shape_state, shape_reason, shape_columns, shape_bindings,
+        shape_payload;
+    Column id, at, session_role, acting_role, pid, query_id, statement, shape, record, question;
+    std::unordered_set<int64> fresh;
+    auto remember_text = [&](const char *kind, const std::string &body) {
+        int64 h = content_hash(kind, body);
+        if (!stored.count(h) && fresh.insert(h).second) {
+            text_hash.push_back(number(h));
+            text_body.push_back(body);
+        }
+        return h;
+    };
+    for (const AuditRecord &a : batch) {
+        int64 statement_h = remember_text("statement", a.statement);
+        std::optional<std::string> record_h;
+        if (!a.record.empty()) record_h = number(remember_text("record", a.record));
+        std::string shape_key = std::string(a.allowed ? "1" : "0") + to_string(a.state) + '\0' +
+                                a.reason + '\0' + a.columns + '\0' + a.bindings + '\0' + a.payload;
+        int64 shape_h = content_hash("shape", shape_key);
+        if (!stored.count(shape_h) && fresh.insert(shape_h).second) {
+            shape_hash.push_back(number(shape_h));
+            shape_allowed.push_back(a.allowed ? "true" : "false");
+            shape_state.push_back(std::string(to_string(a.state)));
+            shape_reason.push_back(a.reason);
+            shape_columns.push_back(a.columns);
+            shape_bindings.push_back(a.bindings);
+            shape_payload.push_back(a.payload.empty() ? std::nullopt
+                                                      : std::optional<std::string>(a.payload));
+        }
+        id.push_back(number(static_cast<long long>(a.decision_id)));
+        at.push_back(number(a.decided_at));
+        session_role.push_back(number(a.session_role));
+        acting_role.push_back(number(a.acting_role));
+        pid.push_back(number(a.pid));
+        query_id.push_back(number(a.query_id));
+        statement.push_back(number(statement_h));
+        shape.push_back(number(shape_h));
+        record.push_back(record_h);
+        question.push_back(a.question_id.empty() ? std::nullopt
+                                                 : std::optional<std::string>(a.question_id));
+    }
+    if (!text_hash.empty())
+        execute("INSERT INTO clarify.audit_texts (hash, body) "
+                "SELECT h::int8, b FROM unnest($1, $2) AS u(h, b) ON CONFLICT DO NOTHING",
+                {text_hash, text_body});
+    if (!shape_hash.empty())
+        execute("INSERT INTO clarify.audit_shapes (hash, allowed, state, reason, columns, "
+                "bindings, payload) SELECT h::int8, a::bool, s, r, c::jsonb, b::jsonb, p::jsonb "
+                "FROM unnest($1, $2, $3, $4, $5, $6, $7) AS u(h, a, s, r, c, b, p) "
+                "ON CONFLICT DO NOTHING",
+                {shape_hash, shape_allowed, shape_state, shape_reason, shape_columns,
+                 shape_bindings, shape_payload});
+    execute("INSERT INTO clarify.audit_log (decision_id, decided_at, session_role, acting_role, "
+            "pid, query_id, statement_hash, shape_hash, record_hash, question_id) "
+            "SELECT i::int8, 'epoch'::timestamptz + (t::int8 + 946684800000000) * "
+            "interval '1 microsecond', sr::oid, ar::oid, p::int4, q::int8, st::int8, sh::int8, "
+            "rh::int8, qi FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+            "AS u(i, t, sr, ar, p, q, st, sh, rh, qi) ON CONFLICT (decision_id) DO NOTHING",
+            {id, at, session_role, acting_role, pid, query_id, statement, shape, record, question});
+    pg_guard([] {
+        SPI_finish();
+        PopActiveSnapshot();
+        CommitTransactionCommand();
+        pgstat_report_activity(STATE_IDLE, nullptr);
+    });
+    for (int64 h : fresh) stored.insert(h);
+}
+
+// Drains what is queued now: the number of decisions written, or -1 when a batch failed (it
+// stays queued, and the caller backs off before retrying).
+long drain(AuditSlot *slot, std::vector<char> &buffer) {
+    long total = 0;
+    for (;;) {
+        uint64 from = 0;
+        char *buf = buffer.data();
+        uint64 cap = buffer.size();
+        uint64 bytes = pg_guard([&] { return audit_worker_peek(slot, buf, cap, &from); });
+        if (bytes == 0) return total;
+        std::vector<AuditRecord> batch;
+        uint64 malformed = 0;
+        for (uint64 pos = 0; pos < bytes;) {
+            uint32 length;
+            memcpy(&length, buf + pos, sizeof(uint32));
+            try {
+                batch.push_back(decode(std::string_view(buf + pos + sizeof(uint32), length)));
+            } catch (const AuditFormatError &) {
+                ++malformed;
+            }
+            pos += sizeof(uint32) + length;
+        }
+        try {
+            if (!batch.empty()) write_batch(batch);
+        } catch (const PgError &e) {
+            const char *message = e.what();
+            size_t n = batch.size();
+            pg_guard([&] {
+                AbortCurrentTransaction();
+                ereport(LOG, (errmsg("pg_clarify audit writer: a batch of %zu decisions failed "
+                                     "and will be retried: %s", n, message)));
+                audit_worker_failed(slot, message);
+            });
+            return -1;
+        }
+        uint64 written = batch.size();
+        pg_guard([&] { audit_worker_commit(slot, from + bytes, written, malformed); });
+        total += static_cast<long>(written);
+    }
+}
+
+void writer_loop(Oid database) {
+    AuditSlot *slot = pg_guard([&] { return audit_worker_attach(database); });
+    if (!slot) return;  // another writer serves this database
+    std::vector<char> buffer(Max(audit_ring_size(), uint64(4 * 1024 * 1024)));
+    long backoff = 0;
+    TimestampTz last_work = pg_guard([] { return GetCurrentTimestamp(); });
+    for (;;) {
+        long written = drain(slot, buffer);
+        TimestampTz now = pg_guard([] { return GetCurrentTimestamp(); });
+        if (written != 0) last_work = now;
+        backoff = written < 0 ? Min(Max(backoff * 2, 100L), kMaxBackoffMs) : 0;
+        if (written == 0 && TimestampDifferenceExceeds(last_work, now, kIdleExitMs) &&
+            pg_guard([&] { return audit_worker_release_if_idle(slot); }))
+            return;
+        long timeout = backoff ? backoff : 1000;
+        pg_guard([&] {
+            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
+                            PG_WAIT_EXTENSION);
+            ResetLatch(MyLatch);
+            CHECK_FOR_INTERRUPTS();
+            if (ConfigReloadPending) {
+                ConfigReloadPending = false;
+                ProcessConfigFile(PGC_SIGHUP);
+            }
+        });
+    }
+}
+
+}  // namespace
+}  // namespace clarify::pg
+
+void clarify_audit_writer_main(Datum arg) {
+    Oid database = DatumGetObjectId(arg);
+    pqsignal(SIGHUP, SignalHandlerForConfigReload);
+    pqsignal(SIGTERM, die);
+    BackgroundWorkerUnblockSignals();
+    BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
+    clarify::pg::cpp_entry([&] { clarify::pg::writer_loop(database); });
+    proc_exit(0);
+}
