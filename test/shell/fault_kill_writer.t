@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Fault harness: agent load in sync mode, the audit writer killed with SIGKILL mid-run. The server
+# recovers (crash restart), and every decision whose answer a client received -- a result or a
+# QC001..QC004 rejection -- has its row in clarify.audit. Needs PGHOST/PGPORT/PGUSER (superuser).
+set -uo pipefail
+source "$(dirname "$0")/tap.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+plan 6
+
+db=clarify_fault
+export PGDATABASE=$db FAULT_AGENT=regress_fault_agent
+PYTHON=${PYTHON:-/usr/bin/python3}
+q() { "$PG_BINDIR/psql" -X -qAt -v ON_ERROR_STOP=1 -d "${2:-$db}" -c "$1"; }
+out=$(mktemp /tmp/pg_clarify_fault.XXXXXX)
+cleanup() { "$PG_BINDIR/dropdb" --force --if-exists "$db" >/dev/null 2>&1; rm -f "$out"; }
+trap cleanup EXIT
+cleanup
+"$PG_BINDIR/createdb" "$db"
+q "
+  DO \$\$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'regress_fault_agent') THEN
+      CREATE ROLE regress_fault_agent LOGIN;
+    END IF;
+  END \$\$;
+  CREATE EXTENSION pg_clarify;
+  CREATE SCHEMA fault;
+  CREATE TABLE fault.orders AS SELECT g AS id, g * 1.5 AS booked_amount, g * 1.4 AS invoiced_amount FROM generate_series(1, 1000) g;
+  ALTER TABLE fault.orders ADD PRIMARY KEY (id);
+  GRANT USAGE ON SCHEMA fault TO regress_fault_agent;
+  GRANT SELECT ON fault.orders TO regress_fault_agent;
+  INSERT INTO clarify.concepts (id, kind, label, status) VALUES
+    ('metric.booked', 'metric', 'Booked revenue', 'approved'),
+    ('metric.invoiced', 'metric', 'Invoiced revenue', 'approved');
+  INSERT INTO clarify.concept_columns VALUES ('metric.booked', 'fault.orders', 'booked_amount'),
+                                             ('metric.invoiced', 'fault.orders', 'invoiced_amount');
+  INSERT INTO clarify.terms VALUES ('revenue', 'metric.booked'), ('revenue', 'metric.invoiced');
+  INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES ('revenue', 'metric.booked', 'fault harness');
+  SELECT clarify.govern_role('regress_fault_agent');" >/dev/null
+
+"$PYTHON" "$here/../fault/agent_load.py" 8 4 "$out" >"$out.log" 2>&1 &
+load=$!
+sleep 3
+writer=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_clarify audit writer' AND datname = '$db'" postgres)
+if [[ -n $writer ]]; then
+    if [[ $(id -u) -eq 0 ]]; then kill -KILL "$writer"; else as_cluster_owner kill -KILL "$writer"; fi
+    pass "the audit writer (pid $writer) was killed with SIGKILL under load"
+else
+    fail "the audit writer was running under load"
+fi
+wait "$load"
+load_rc=$?
+cat "$out.log" | sed 's/^/# /'
+check "the load ran to its end" test "$load_rc" -eq 0
+
+for _ in $(seq 1 60); do "$PG_BINDIR/pg_isready" -q && break; sleep 0.5; done
+check "the server recovered and accepts connections" "$PG_BINDIR/pg_isready" -q
+answered=$(wc -l <"$out")
+after_restart=$(q "SELECT count(*) FROM clarify.audit_log" 2>/dev/null || echo 0)
+if ((answered > 100)); then pass "clients received $answered answers"; else fail "clients received answers" "only $answered"; fi
+
+# Every answered question id must have its decision row.
+q "CREATE TEMP TABLE answered (qid text, outcome text)" >/dev/null 2>&1
+missing=$( (echo "CREATE TEMP TABLE answered (qid text, outcome text);"
+            echo "COPY answered FROM STDIN;"; cat "$out"; echo '\.'
+            echo "SELECT count(*) FROM answered a WHERE NOT EXISTS (SELECT 1 FROM clarify.audit_log l WHERE l.question_id = a.qid);") |
+          "$PG_BINDIR/psql" -X -qAt -d "$db" 2>&1 | tail -n 1)
+equals "every answered decision has its audit row ($after_restart rows)" "$missing" "0"
+mismatched=$( (echo "CREATE TEMP TABLE answered (qid text, outcome text);"
+               echo "COPY answered FROM STDIN;"; cat "$out"; echo '\.'
+               echo "SELECT count(*) FROM answered a JOIN clarify.audit u ON u.question_id = a.qid WHERE (a.outcome = 'ok') <> (u.decision = 'allowed');") |
+             "$PG_BINDIR/psql" -X -qAt -d "$db" 2>&1 | tail -n 1)
+equals "and the row says what the client was told" "$mismatched" "0"
+finish
