@@ -69,19 +69,53 @@ Datum text_array(const Column &values) {
     });
 }
 
-void execute(const char *sql, const std::vector<Column> &columns) {
+// Statements are prepared once per writer and kept (SPI_keepplan); PostgreSQL re-plans them if
+// the audit tables are recreated.
+struct Statement {
+    const char *sql;
+    int nargs;
+    SPIPlanPtr plan;
+};
+
+void execute(Statement &statement, const std::vector<Column> &columns) {
     int n = static_cast<int>(columns.size());
     std::vector<Datum> values;
     for (const Column &c : columns) values.push_back(text_array(c));
-    std::vector<Oid> types(n, TEXTARRAYOID);
     const Datum *v = values.data();
-    const Oid *t = types.data();
     pg_guard([&] {
-        int rc = SPI_execute_with_args(sql, n, const_cast<Oid *>(t), const_cast<Datum *>(v),
-                                       nullptr, false, 0);
+        if (!statement.plan) {
+            Oid types[16];
+            for (int i = 0; i < statement.nargs; ++i) types[i] = TEXTARRAYOID;
+            SPIPlanPtr plan = SPI_prepare(statement.sql, statement.nargs, types);
+            if (!plan) elog(ERROR, "pg_clarify audit writer: cannot prepare: %s", statement.sql);
+            SPI_keepplan(plan);
+            statement.plan = plan;
+        }
+        int rc = SPI_execute_plan(statement.plan, const_cast<Datum *>(v), nullptr, false, 0);
         if (rc < 0) elog(ERROR, "pg_clarify audit writer: SPI error %d", rc);
+        (void)n;
     });
 }
+
+Statement lock_texts = {
+    "LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN ROW EXCLUSIVE MODE", 0, nullptr};
+Statement insert_texts = {
+    "INSERT INTO clarify.audit_texts (hash, body) "
+    "SELECT h::int8, b FROM unnest($1, $2) AS u(h, b) ON CONFLICT DO NOTHING",
+    2, nullptr};
+Statement insert_shapes = {
+    "INSERT INTO clarify.audit_shapes (hash, allowed, state, reason, columns, bindings, payload) "
+    "SELECT h::int8, a::bool, s, r, c::jsonb, b::jsonb, p::jsonb "
+    "FROM unnest($1, $2, $3, $4, $5, $6, $7) AS u(h, a, s, r, c, b, p) ON CONFLICT DO NOTHING",
+    7, nullptr};
+Statement insert_log = {
+    "INSERT INTO clarify.audit_log (decision_id, decided_at, session_role, acting_role, pid, "
+    "query_id, statement_hash, shape_hash, record_hash, question_id) "
+    "SELECT i::int8, 'epoch'::timestamptz + (t::int8 + 946684800000000) * interval '1 microsecond', "
+    "sr::oid, ar::oid, p::int4, q::int8, st::int8, sh::int8, rh::int8, qi "
+    "FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS u(i, t, sr, ar, p, q, st, sh, rh, qi) "
+    "ON CONFLICT (decision_id) DO NOTHING",
+    10, nullptr};
 
 std::string number(long long v) { return std::to_string(v); }
 
@@ -94,7 +128,7 @@ void write_batch(const std::vector<AuditRecord> &batch) {
         pgstat_report_activity(STATE_RUNNING, "pg_clarify: writing audit batch");
     });
     // Purge deletes unreferenced texts under a conflicting lock and moves the generation.
-    execute("LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN ROW EXCLUSIVE MODE", {});
+    execute(lock_texts, {});
     {
         int64 generation = pg_guard([] {
             if (SPI_execute("SELECT last_value FROM clarify.audit_purge_generation", true, 1) !=
@@ -152,23 +186,11 @@ void write_batch(const std::vector<AuditRecord> &batch) {
         question.push_back(a.question_id.empty() ? std::nullopt
                                                  : std::optional<std::string>(a.question_id));
     }
-    if (!text_hash.empty())
-        execute("INSERT INTO clarify.audit_texts (hash, body) "
-                "SELECT h::int8, b FROM unnest($1, $2) AS u(h, b) ON CONFLICT DO NOTHING",
-                {text_hash, text_body});
+    if (!text_hash.empty()) execute(insert_texts, {text_hash, text_body});
     if (!shape_hash.empty())
-        execute("INSERT INTO clarify.audit_shapes (hash, allowed, state, reason, columns, "
-                "bindings, payload) SELECT h::int8, a::bool, s, r, c::jsonb, b::jsonb, p::jsonb "
-                "FROM unnest($1, $2, $3, $4, $5, $6, $7) AS u(h, a, s, r, c, b, p) "
-                "ON CONFLICT DO NOTHING",
-                {shape_hash, shape_allowed, shape_state, shape_reason, shape_columns,
-                 shape_bindings, shape_payload});
-    execute("INSERT INTO clarify.audit_log (decision_id, decided_at, session_role, acting_role, "
-            "pid, query_id, statement_hash, shape_hash, record_hash, question_id) "
-            "SELECT i::int8, 'epoch'::timestamptz + (t::int8 + 946684800000000) * "
-            "interval '1 microsecond', sr::oid, ar::oid, p::int4, q::int8, st::int8, sh::int8, "
-            "rh::int8, qi FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
-            "AS u(i, t, sr, ar, p, q, st, sh, rh, qi) ON CONFLICT (decision_id) DO NOTHING",
+        execute(insert_shapes, {shape_hash, shape_allowed, shape_state, shape_reason,
+                                shape_columns, shape_bindings, shape_payload});
+    execute(insert_log,
             {id, at, session_role, acting_role, pid, query_id, statement, shape, record, question});
     pg_guard([] {
         SPI_finish();
