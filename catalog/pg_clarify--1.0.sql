@@ -676,6 +676,15 @@ CREATE TABLE clarify.audit_log (
 -- Rows arrive in time order: a BRIN index serves retention and per-day views for almost nothing.
 CREATE INDEX audit_log_decided_at_idx ON clarify.audit_log USING brin (decided_at);
 
+-- Notes about decisions written after them: a statement refused with QC005 because its decision
+-- was not committed in time did not run, whatever the gate had decided.
+CREATE TABLE clarify.audit_notes (
+    decision_id bigint NOT NULL,
+    noted_at    timestamptz NOT NULL,
+    note        text NOT NULL
+);
+CREATE INDEX audit_notes_decision_id_idx ON clarify.audit_notes (decision_id);
+
 -- Moved by purge_audit(); the writer forgets which texts it stored when it changes.
 CREATE SEQUENCE clarify.audit_purge_generation;
 
@@ -701,9 +710,10 @@ SELECT l.decision_id,
        l.question_id,
        st.body AS statement,
        l.query_id,
-       CASE WHEN sh.allowed THEN 'allowed' ELSE 'rejected' END AS decision,
-       sh.state,
-       sh.reason,
+       CASE WHEN sh.allowed AND n.note IS NULL THEN 'allowed' ELSE 'rejected' END AS decision,
+       CASE WHEN n.note IS NULL THEN sh.state ELSE 'AUDIT_UNAVAILABLE' END AS state,
+       CASE WHEN n.note IS NULL THEN sh.reason
+            ELSE n.note || ' (the gate had decided ' || sh.state || ')' END AS reason,
        sh.columns,
        sh.bindings,
        sh.payload || jsonb_build_object('decision_id', l.decision_id::text) AS payload,
@@ -711,7 +721,9 @@ SELECT l.decision_id,
 FROM clarify.audit_log l
 LEFT JOIN clarify.audit_texts st ON st.hash = l.statement_hash
 LEFT JOIN clarify.audit_shapes sh ON sh.hash = l.shape_hash
-LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash;
+LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash
+LEFT JOIN LATERAL (SELECT string_agg(an.note, '; ') AS note FROM clarify.audit_notes an
+                   WHERE an.decision_id = l.decision_id) n ON true;
 
 COMMENT ON VIEW clarify.audit IS
     'Every decision of the gate: who, when, which statement, what it read, how each governed column was resolved, and the clarification asked for.';
@@ -741,6 +753,10 @@ CREATE TRIGGER audit_shapes_append_only BEFORE UPDATE OR DELETE ON clarify.audit
     FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
 CREATE TRIGGER audit_shapes_no_truncate BEFORE TRUNCATE ON clarify.audit_shapes
     FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_notes_append_only BEFORE UPDATE OR DELETE ON clarify.audit_notes
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_notes_no_truncate BEFORE TRUNCATE ON clarify.audit_notes
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
 CREATE TRIGGER audit_purges_append_only BEFORE UPDATE OR DELETE ON clarify.audit_purges
     FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
 CREATE TRIGGER audit_purges_no_truncate BEFORE TRUNCATE ON clarify.audit_purges
@@ -765,6 +781,8 @@ BEGIN
     LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN SHARE MODE;
     DELETE FROM clarify.audit_log WHERE decided_at < now() - older_than;
     GET DIAGNOSTICS deleted = ROW_COUNT;
+    DELETE FROM clarify.audit_notes WHERE noted_at < now() - older_than
+        AND decision_id NOT IN (SELECT decision_id FROM clarify.audit_log);
     DELETE FROM clarify.audit_texts
     WHERE hash NOT IN (SELECT statement_hash FROM clarify.audit_log
                        UNION ALL
@@ -893,4 +911,5 @@ SELECT pg_catalog.pg_extension_config_dump('clarify.audit_log', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.audit_texts', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.audit_shapes', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_notes', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges_id_seq', '');

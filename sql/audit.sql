@@ -107,7 +107,7 @@ SELECT dblink_exec('dba', 'LOCK TABLE clarify.audit_log IN ACCESS EXCLUSIVE MODE
 SET pg_clarify.audit_timeout = 300;
 SET ROLE regress_agent;
 SET pg_clarify.resolution = '{"question_id": "q_audit_locked", "question": "booked revenue", "bindings": [{"concept": "metric.booked_revenue", "source": "explicit"}]}';
-SELECT g->>'sqlstate' AS sqlstate, g->>'message' AS message, g->'detail'->>'state' AS state, g->'detail'->>'decision' AS gate_decision
+SELECT g->>'sqlstate' AS sqlstate, g->>'message' AS message, g->'detail'->>'state' AS state, g->'detail'->>'gate_decision' AS gate_decision
 FROM public.gate('SELECT sum(booked_amount) FROM sales.orders') g;
 RESET ROLE;
 SELECT dblink_exec('dba', 'ROLLBACK');
@@ -116,6 +116,16 @@ RESET pg_clarify.audit_timeout;
 SET ROLE regress_agent;
 SELECT sum(booked_amount) > 0 AS served_again FROM sales.orders;
 RESET ROLE;
+-- The refused statement's decision reaches the audit late, with the note that it did not run.
+DO $$
+BEGIN
+  FOR i IN 1..200 LOOP
+    EXIT WHEN EXISTS (SELECT 1 FROM clarify.audit_notes n JOIN clarify.audit_log l USING (decision_id)
+                      WHERE l.question_id = 'q_audit_locked');
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SELECT decision, state, reason FROM clarify.audit WHERE question_id = 'q_audit_locked';
 
 -- Evaluation views: a question that needed one clarification round, then a confirmation.
 SET ROLE regress_agent;

@@ -67,7 +67,7 @@ private:
     std::size_t pos_ = 0;
 };
 
-constexpr std::uint32_t kFormat = 0x41554431;  // "AUD1"
+constexpr std::uint32_t kFormat = 0x41554432;  // "AUD2"
 
 }  // namespace
 
@@ -84,7 +84,7 @@ void encode(const AuditRecord &a, std::string &out) {
     put<std::uint8_t>(out, a.sync);
     put<std::uint8_t>(out, static_cast<std::uint8_t>(a.state));
     for (const std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns,
-                                 &a.bindings, &a.payload, &a.record})
+                                 &a.bindings, &a.payload, &a.record, &a.note})
         put_text(out, *s);
 }
 
@@ -106,7 +106,7 @@ AuditRecord decode(std::string_view bytes) {
         throw AuditFormatError("audit entry with an unknown state");
     a.state = static_cast<State>(state);
     for (std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
-                           &a.payload, &a.record})
+                           &a.payload, &a.record, &a.note})
         *s = r.text();
     if (!r.done()) throw AuditFormatError("audit entry longer than its fields");
     return a;

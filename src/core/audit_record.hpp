@@ -28,6 +28,9 @@ struct AuditRecord {
     std::string bindings;  // JSON array, per covered column
     std::string payload;   // the DETAIL JSON without decision_id; "" when allowed
     std::string record;    // the resolution record's text as it was; "" when none
+    // Non-empty for a note about an earlier decision (same decision_id), not a decision: e.g.
+    // that its statement was refused because its decision was not audited in time.
+    std::string note;
 };
 
 class AuditFormatError : public std::runtime_error {

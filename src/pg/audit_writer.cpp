@@ -19,6 +19,7 @@ extern "C" {
 #include "tcop/tcopprot.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
@@ -108,6 +109,11 @@ Statement insert_shapes = {
     "SELECT h::int8, a::bool, s, r, c::jsonb, b::jsonb, p::jsonb "
     "FROM unnest($1, $2, $3, $4, $5, $6, $7) AS u(h, a, s, r, c, b, p) ON CONFLICT DO NOTHING",
     7, nullptr};
+Statement insert_notes = {
+    "INSERT INTO clarify.audit_notes (decision_id, noted_at, note) "
+    "SELECT i::int8, 'epoch'::timestamptz + (t::int8 + 946684800000000) * interval '1 microsecond', n "
+    "FROM unnest($1, $2, $3) AS u(i, t, n)",
+    3, nullptr};
 Statement insert_log = {
     "INSERT INTO clarify.audit_log (decision_id, decided_at, session_role, acting_role, pid, "
     "query_id, statement_hash, shape_hash, record_hash, question_id) "
@@ -120,9 +126,15 @@ Statement insert_log = {
 std::string number(long long v) { return std::to_string(v); }
 
 void write_batch(const std::vector<AuditRecord> &batch) {
-    pg_guard([] {
+    bool any_sync = false;
+    for (const AuditRecord &a : batch) any_sync = any_sync || a.sync;
+    pg_guard([&] {
         SetCurrentStatementStartTimestamp();
         StartTransactionCommand();
+        // A sync decision is durable before its backend goes on, whatever the server's default;
+        // a batch of async decisions only needs to reach the WAL soon.
+        set_config_option("synchronous_commit", any_sync ? "on" : "off", PGC_SUSET, PGC_S_SESSION,
+                          GUC_ACTION_LOCAL, true, 0, false);
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
         PushActiveSnapshot(GetTransactionSnapshot());
         pgstat_report_activity(STATE_RUNNING, "pg_clarify: writing audit batch");
@@ -148,6 +160,7 @@ void write_batch(const std::vector<AuditRecord> &batch) {
     Column shape_hash, shape_allowed, shape_state, shape_reason, shape_columns, shape_bindings,
         shape_payload;
     Column id, at, session_role, acting_role, pid, query_id, statement, shape, record, question;
+    Column note_id, note_at, note_text;
     std::unordered_set<int64> fresh;
     auto remember_text = [&](const char *kind, const std::string &body) {
         int64 h = content_hash(kind, body);
@@ -158,6 +171,12 @@ void write_batch(const std::vector<AuditRecord> &batch) {
         return h;
     };
     for (const AuditRecord &a : batch) {
+        if (!a.note.empty()) {
+            note_id.push_back(number(static_cast<long long>(a.decision_id)));
+            note_at.push_back(number(a.decided_at));
+            note_text.push_back(a.note);
+            continue;
+        }
         int64 statement_h = remember_text("statement", a.statement);
         std::optional<std::string> record_h;
         if (!a.record.empty()) record_h = number(remember_text("record", a.record));
@@ -190,8 +209,10 @@ void write_batch(const std::vector<AuditRecord> &batch) {
     if (!shape_hash.empty())
         execute(insert_shapes, {shape_hash, shape_allowed, shape_state, shape_reason,
                                 shape_columns, shape_bindings, shape_payload});
-    execute(insert_log,
-            {id, at, session_role, acting_role, pid, query_id, statement, shape, record, question});
+    if (!id.empty())
+        execute(insert_log,
+                {id, at, session_role, acting_role, pid, query_id, statement, shape, record, question});
+    if (!note_id.empty()) execute(insert_notes, {note_id, note_at, note_text});
     pg_guard([] {
         SPI_finish();
         PopActiveSnapshot();

@@ -49,6 +49,7 @@ struct LastDecision {
     bool present = false;
     AuditRecord audit;
     const char *audited = "";  // committed, queued, dropped, not audited
+    bool refused_unaudited = false;  // QC005: the statement did not run
 };
 LastDecision last;
 
@@ -153,16 +154,39 @@ void decide_statement(const Catalog &catalog, const std::vector<const GovernedCo
     last.present = true;
     last.audit = std::move(audit);
     last.audited = audit_outcome(result);
+    last.refused_unaudited = false;
     const AuditRecord &a = last.audit;
     const std::string id = std::to_string(a.decision_id);
 
     if (sync && result != EnqueueResult::Committed) {
+        // The statement will not run: say so in the audit too, after the decision's own row
+        // (queued without waiting; the queue keeps order).
+        AuditRecord note;
+        note.decision_id = a.decision_id;
+        note.decided_at = pg_guard([] { return GetCurrentTimestamp(); });
+        note.database = a.database;
+        note.sync = false;
+        note.note = std::string("refused with QC005: ") + last.audited;
+        std::string note_entry;
+        encode(note, note_entry);
+        const char *note_bytes = note_entry.data();
+        uint32 note_length = static_cast<uint32>(note_entry.size());
+        EnqueueResult noted =
+            pg_guard([&] { return audit_enqueue(note_bytes, note_length, false, 0); });
+        last.refused_unaudited = true;
+        if (noted != EnqueueResult::Queued) {
+            uint64 decision_id = a.decision_id;
+            pg_guard([&] {
+                ereport(WARNING, (errmsg("pg_clarify could not note that decision %lu was refused "
+                                         "unaudited", (unsigned long)decision_id)));
+            });
+        }
         nlohmann::json detail = {{"decision_id", id},
                                  {"state", "AUDIT_UNAVAILABLE"},
                                  {"question_id", a.question_id.empty() ? nlohmann::json(nullptr)
                                                                        : nlohmann::json(a.question_id)},
                                  {"status", "audit_unavailable"},
-                                 {"decision", a.allowed ? "allowed" : "rejected"},
+                                 {"gate_decision", a.allowed ? "allowed" : "rejected"},
                                  {"gate_state", to_string(a.state)},
                                  {"reason", last.audited},
                                  {"slots", nlohmann::json::array()}};
@@ -361,9 +385,11 @@ std::string last_decision_json() {
     auto text_or_null = [](const std::string &t) { return t.empty() ? json(nullptr) : json(t); };
     json payload = a.payload.empty() ? json(nullptr) : json::parse(a.payload);
     if (payload.is_object()) payload["decision_id"] = std::to_string(a.decision_id);
+    bool allowed = a.allowed && !last.refused_unaudited;
     json out = {{"decision_id", std::to_string(a.decision_id)},
-                {"decision", a.allowed ? "allowed" : "rejected"},
-                {"state", to_string(a.state)},
+                {"decision", allowed ? "allowed" : "rejected"},
+                {"state", last.refused_unaudited ? "AUDIT_UNAVAILABLE" : to_string(a.state)},
+                {"gate_decision", a.allowed ? "allowed" : "rejected"},
                 {"status", a.allowed ? "resolved" : "awaiting_clarification"},
                 {"question_id", text_or_null(a.question_id)},
                 {"reason", a.reason},

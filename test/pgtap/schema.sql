@@ -121,7 +121,8 @@ SELECT set_eq(
     ARRAY['clarify.concepts', 'clarify.concept_columns', 'clarify.terms', 'clarify.defaults',
           'clarify.approvals', 'clarify.agent_roles', 'clarify.defaults_id_seq',
           'clarify.approvals_id_seq', 'clarify.audit_log', 'clarify.audit_texts',
-          'clarify.audit_shapes', 'clarify.audit_purges', 'clarify.audit_purges_id_seq'],
+          'clarify.audit_shapes', 'clarify.audit_purges', 'clarify.audit_purges_id_seq',
+          'clarify.audit_notes'],
     'every catalog and audit table and sequence is dumped');
 SELECT is((SELECT bool_and(c = '') FROM pg_extension, unnest(extcondition) AS c
             WHERE extname = 'pg_clarify'),

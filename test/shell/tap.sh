@@ -7,7 +7,7 @@ pass() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1"; }
 fail() {
     _tap_n=$((_tap_n + 1)) _tap_failed=$((_tap_failed + 1))
     echo "not ok $_tap_n - $1"
-    [[ -n ${2:-} ]] && printf '%s\n' "$2" | sed 's/^/# /'
+    [[ -n ${2:-} ]] && printf '%s\n' "$2" | sed 's/^/# /' >&2
     return 0
 }
 # check NAME CONDITION-COMMAND... : ok when the command succeeds.

@@ -1,0 +1,50 @@
+"""Agent-side client for pg_clarify, the clarification gate inside PostgreSQL.
+
+An agent attaches a :class:`ResolutionRecord` to its :class:`GatedSession`, runs SQL, and
+receives the gate's rejections as typed exceptions; the chat app renders them with
+:func:`as_choice_question` and records the user's answer with :func:`confirm`.
+"""
+
+from .choice import HEADER_MAX, as_choice_question, as_choice_questions
+from .confirmer import confirm, revoke
+from .errors import (
+    GATE_ERRORS,
+    AuditUnavailable,
+    ClarificationRequired,
+    GateError,
+    Mismatch,
+    Option,
+    Slot,
+    Unsupported,
+    Unverified,
+    gate_error_from,
+)
+from .record import MAX_RECORD_BYTES, SOURCES, Binding, ResolutionRecord, Source
+from .session import RESOLUTION_SETTING, GatedSession
+
+__version__ = "1.0.0"
+
+__all__ = [
+    "AuditUnavailable",
+    "Binding",
+    "ClarificationRequired",
+    "GATE_ERRORS",
+    "GateError",
+    "GatedSession",
+    "HEADER_MAX",
+    "MAX_RECORD_BYTES",
+    "Mismatch",
+    "Option",
+    "RESOLUTION_SETTING",
+    "ResolutionRecord",
+    "SOURCES",
+    "Slot",
+    "Source",
+    "Unsupported",
+    "Unverified",
+    "as_choice_question",
+    "as_choice_questions",
+    "confirm",
+    "gate_error_from",
+    "revoke",
+]

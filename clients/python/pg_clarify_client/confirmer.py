@@ -1,0 +1,46 @@
+"""The confirmer's side: the chat app records what the user chose (CONTRACT §3, §7).
+
+These calls run on the chat app's own connection, as a role granted EXECUTE on
+``clarify.confirm`` / ``clarify.revoke``; the server refuses them from an agent role.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Optional, Union
+
+import psycopg
+
+
+def confirm(
+    connection: psycopg.Connection[Any],
+    question_id: str,
+    term: Optional[str],
+    concept: str,
+    granted_to: str,
+    confirmed_by: str,
+    expires_in: Union[str, timedelta] = "1 hour",
+) -> int:
+    """Records that ``confirmed_by`` chose ``concept`` for ``term`` in question ``question_id``.
+
+    ``granted_to`` is the role (agent or agent group) that may rely on the choice; it expires
+    after ``expires_in`` (an interval such as ``'15 minutes'`` or a ``timedelta``). Returns the
+    approval id. Committed on return unless a transaction is already open, in which case it
+    becomes visible to the agent when that transaction commits. The server's refusals (unknown
+    or ineligible concept, concept not a candidate of the term, caller is an agent) propagate
+    as psycopg errors.
+    """
+    with connection.transaction():
+        row = connection.execute(
+            "SELECT clarify.confirm(%s, %s, %s, %s::pg_catalog.regrole, %s, %s::pg_catalog.interval)",
+            (question_id, term, concept, granted_to, confirmed_by, expires_in),
+        ).fetchone()
+    if row is None or row[0] is None:
+        raise RuntimeError("clarify.confirm returned no approval id")
+    return int(row[0])
+
+
+def revoke(connection: psycopg.Connection[Any], approval_id: int) -> None:
+    """Withdraws a confirmation: from now on no statement can rely on it."""
+    with connection.transaction():
+        connection.execute("SELECT clarify.revoke(%s)", (approval_id,))

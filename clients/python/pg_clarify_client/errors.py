@@ -1,0 +1,251 @@
+"""The gate's rejections as typed exceptions (CONTRACT §6).
+
+The server raises SQLSTATE QC001..QC005 with a one-line JSON DETAIL and the clarification
+question as HINT. Parsing is defensive: whatever the DETAIL holds, the client keeps the raw text
+and never fails while reading it, because a rejected statement must reach the agent as a
+rejection, not as a client crash.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional, Tuple, Type
+
+import psycopg
+
+
+@dataclass(frozen=True)
+class Option:
+    """One meaning the user may choose, in business language."""
+
+    value: str
+    label: str
+    description: str = ""
+    owner: str = ""
+
+    @classmethod
+    def from_payload(cls, data: Any) -> Optional["Option"]:
+        """Reads an option of the DETAIL payload; ``None`` when it does not name a concept."""
+        if not isinstance(data, Mapping):
+            return None
+        value = _text(data.get("value"))
+        if not value:
+            return None
+        return cls(
+            value=value,
+            label=_text(data.get("label")) or value,
+            description=_text(data.get("description")) or "",
+            owner=_text(data.get("owner")) or "",
+        )
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One governed meaning the statement read that the gate could not accept."""
+
+    kind: Optional[str]
+    term: Optional[str]
+    state: Optional[str]
+    reason: str
+    question: str
+    options: Tuple[Option, ...]
+    columns: Tuple[str, ...]
+    default: Optional[str]
+    expected: Optional[str]
+    actual: Optional[str]
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> "Slot":
+        raw_options = data.get("options")
+        options = tuple(
+            option
+            for option in (Option.from_payload(o) for o in _list(raw_options))
+            if option is not None
+        )
+        columns = tuple(c for c in (_text(c) for c in _list(data.get("columns"))) if c)
+        return cls(
+            kind=_text(data.get("kind")),
+            term=_text(data.get("term")),
+            state=_text(data.get("state")),
+            reason=_text(data.get("reason")) or "",
+            question=_text(data.get("question")) or "",
+            options=options,
+            columns=columns,
+            default=_text(data.get("default")),
+            expected=_text(data.get("expected")),
+            actual=_text(data.get("actual")),
+        )
+
+
+class GateError(Exception):
+    """A statement the clarification gate did not let run.
+
+    ``payload`` is the decoded DETAIL (an empty dict when it was not a JSON object, in which
+    case ``payload_error`` says why and ``detail`` still holds the raw text).
+    """
+
+    #: The SQLSTATE this class stands for; the base class accepts any QC code.
+    code: Optional[str] = None
+
+    def __init__(
+        self,
+        sqlstate: str,
+        message: str,
+        *,
+        detail: Optional[str] = None,
+        hint: Optional[str] = None,
+    ) -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+        self.message = message
+        self.detail = detail
+        self.hint = hint
+        self.payload: Dict[str, Any]
+        self.payload_error: Optional[str]
+        self.payload, self.payload_error = _decode_payload(detail)
+        self.slots: Tuple[Slot, ...] = tuple(
+            Slot.from_payload(s) for s in _list(self.payload.get("slots")) if isinstance(s, Mapping)
+        )
+
+    def __str__(self) -> str:
+        return f"{self.sqlstate}: {self.message}"
+
+    def __reduce__(self) -> Any:
+        # Exceptions cross process boundaries (worker pools, task queues) by pickling.
+        return (_rebuild, (type(self), self.sqlstate, self.message, self.detail, self.hint))
+
+    @property
+    def decision_id(self) -> Optional[str]:
+        """The audit's id of this decision (text: it does not fit a JSON double)."""
+        return _text(self.payload.get("decision_id"))
+
+    @property
+    def question_id(self) -> Optional[str]:
+        return _text(self.payload.get("question_id"))
+
+    @property
+    def state(self) -> Optional[str]:
+        """The gate's state name, e.g. ``AMBIGUOUS``."""
+        return _text(self.payload.get("state"))
+
+    @property
+    def status(self) -> Optional[str]:
+        return _text(self.payload.get("status"))
+
+    @property
+    def question(self) -> str:
+        """The question to put to the user: the HINT, else the first slot's question."""
+        if self.hint:
+            return self.hint
+        for slot in self.slots:
+            if slot.question:
+                return slot.question
+        return self.message
+
+    @classmethod
+    def from_parts(
+        cls,
+        sqlstate: str,
+        message: str,
+        *,
+        detail: Optional[str] = None,
+        hint: Optional[str] = None,
+    ) -> "GateError":
+        """The exception for a gate SQLSTATE, as its most specific class."""
+        error_class = GATE_ERRORS.get(sqlstate, GateError)
+        return error_class(sqlstate, message, detail=detail, hint=hint)
+
+
+class ClarificationRequired(GateError):
+    """QC001 AMBIGUOUS: several approved meanings, no default, no binding. Ask the user."""
+
+    code = "QC001"
+
+
+class Unsupported(GateError):
+    """QC002 UNSUPPORTED: the meaning read, or the default that applies, is not approved now."""
+
+    code = "QC002"
+
+
+class Mismatch(GateError):
+    """QC003 MISMATCH: the statement reads another meaning than the one bound or defaulted."""
+
+    code = "QC003"
+
+
+class Unverified(GateError):
+    """QC004 UNVERIFIED: a binding's claim (confirmation, default, explicit) did not check out."""
+
+    code = "QC004"
+
+
+class AuditUnavailable(GateError):
+    """QC005: the decision could not be audited in time, so the statement did not run.
+
+    Nothing is wrong with the record; retrying later is the right response.
+    """
+
+    code = "QC005"
+
+
+GATE_ERRORS: Dict[str, Type[GateError]] = {
+    cls.code: cls
+    for cls in (ClarificationRequired, Unsupported, Mismatch, Unverified, AuditUnavailable)
+    if cls.code is not None
+}
+
+
+def is_gate_sqlstate(sqlstate: Optional[str]) -> bool:
+    """The QC class of SQLSTATEs belongs to the gate."""
+    return bool(sqlstate) and str(sqlstate).startswith("QC")
+
+
+def gate_error_from(error: psycopg.Error) -> Optional[GateError]:
+    """The typed gate exception for a psycopg error, or ``None`` if the gate did not raise it."""
+    sqlstate = error.sqlstate
+    if not is_gate_sqlstate(sqlstate):
+        return None
+    diag = error.diag
+    return GateError.from_parts(
+        str(sqlstate),
+        diag.message_primary or str(error),
+        detail=diag.message_detail,
+        hint=diag.message_hint,
+    )
+
+
+def _rebuild(
+    error_class: Type[GateError],
+    sqlstate: str,
+    message: str,
+    detail: Optional[str],
+    hint: Optional[str],
+) -> GateError:
+    return error_class(sqlstate, message, detail=detail, hint=hint)
+
+
+def _decode_payload(detail: Optional[str]) -> Tuple[Dict[str, Any], Optional[str]]:
+    if detail is None or not detail.strip():
+        return {}, "the error has no DETAIL"
+    try:
+        decoded = json.loads(detail)
+    except (ValueError, RecursionError) as exc:
+        return {}, f"DETAIL is not JSON: {exc}"
+    if not isinstance(decoded, dict):
+        return {}, f"DETAIL is JSON but not an object ({type(decoded).__name__})"
+    return decoded, None
+
+
+def _text(value: Any) -> Optional[str]:
+    """Strings and numbers as text; anything else (null, lists, objects) as None."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
