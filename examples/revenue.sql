@@ -119,6 +119,9 @@ BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'app') THEN
         CREATE ROLE app LOGIN;
     END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'dba') THEN
+        CREATE ROLE dba LOGIN;
+    END IF;
 END
 $$;
 
@@ -128,5 +131,12 @@ GRANT SELECT ON ALL TABLES IN SCHEMA sales TO agent;
 SELECT clarify.govern_role('agent');
 
 GRANT EXECUTE ON FUNCTION clarify.confirm, clarify.revoke TO app;
+
+-- The governance team edits the vocabulary and reads the audit without being a superuser.
+GRANT SELECT, INSERT, UPDATE, DELETE
+    ON clarify.concepts, clarify.concept_columns, clarify.terms, clarify.defaults TO dba;
+GRANT SELECT ON clarify.audit, clarify.audit_daily, clarify.audit_friction,
+    clarify.audit_sources, clarify.audit_resolution_paths TO dba;
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA clarify TO dba;
 
 COMMIT;

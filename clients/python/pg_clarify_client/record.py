@@ -118,6 +118,16 @@ class ResolutionRecord:
     def from_dict(cls, data: Mapping[str, Any]) -> "ResolutionRecord":
         if not isinstance(data, Mapping):
             raise ValueError("a resolution record must be a JSON object")
+        if "metric" in data and "bindings" not in data:
+            # The single-binding shorthand of CONTRACT §5.
+            source = data.get("resolution_source")
+            if source is None and data.get("user_confirmed") is True:
+                source = "user_confirmation"
+            return cls(
+                question_id=data.get("question_id"),  # type: ignore[arg-type]
+                question=data.get("question"),
+                bindings=(Binding(term=None, concept=data.get("metric"), source=source),),  # type: ignore[arg-type]
+            )
         bindings = data.get("bindings", [])
         if not isinstance(bindings, list):
             raise ValueError("a record's bindings must be a list")

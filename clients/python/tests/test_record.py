@@ -72,3 +72,13 @@ def test_oversized_record_is_refused_by_the_client() -> None:
     record = ResolutionRecord("q_big", "x" * MAX_RECORD_BYTES)
     with pytest.raises(ValueError, match="at most 65536"):
         record.to_json()
+
+
+def test_the_shorthand_reads_as_one_binding():
+    record = ResolutionRecord.from_json(
+        '{"question_id": "q_9", "metric": "metric.recognized_revenue", "user_confirmed": true}')
+    assert record.question_id == "q_9"
+    assert record.bindings == (Binding(None, "metric.recognized_revenue", "user_confirmation"),)
+    explicit = ResolutionRecord.from_json(
+        '{"question_id": "q_9", "metric": "metric.booked_revenue", "resolution_source": "explicit"}')
+    assert explicit.bindings[0].source == "explicit"

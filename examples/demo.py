@@ -1,0 +1,182 @@
+"""The clarification conversation, end to end, as a chat app and its Text-to-SQL agent live it.
+
+Run by ./scripts/demo against a throwaway cluster loaded with examples/revenue.sql (connection
+from PGHOST/PGPORT/PGDATABASE). Deterministic; interactive only when stdin is a terminal.
+"""
+import json
+import os
+import sys
+
+import psycopg
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "clients", "python"))
+from pg_clarify_client import (  # noqa: E402
+    Binding, ClarificationRequired, GateError, GatedSession, ResolutionRecord,
+    as_choice_question, confirm)
+
+# What the agent knows about the schema: which column carries which meaning.
+COLUMN_OF = {
+    "metric.booked_revenue": ("sales.orders", "booked_amount", "order_date"),
+    "metric.invoiced_revenue": ("sales.invoices", "invoiced_amount", "invoice_date"),
+    "metric.recognized_revenue": ("sales.revenue_ledger", "recognized_amount", "period_start"),
+}
+LAST_QUARTER = ("2026-07-01", "2026-10-01")  # the demo's "last quarter": Q3 2026
+
+
+def say(text=""):
+    print(text, flush=True)
+
+
+def section(title):
+    say()
+    say("=" * 100)
+    say(title)
+    say("=" * 100)
+
+
+def table(cursor_rows, headers):
+    rows = [["" if v is None else str(v) for v in row] for row in cursor_rows]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    say("  " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)))
+    say("  " + "-+-".join("-" * w for w in widths))
+    for r in rows:
+        say("  " + " | ".join(v.ljust(w) for v, w in zip(r, widths)))
+    say(f"  ({len(rows)} rows)")
+
+
+def revenue_sql(concept):
+    relation, column, date_column = COLUMN_OF[concept]
+    return (f"SELECT sum({column}) FROM {relation} WHERE customer_country = %s "
+            f"AND {date_column} >= %s AND {date_column} < %s")
+
+
+def ask_agent(agent, record, concept, country):
+    """The agent attaches its record and runs its SQL; the gate decides."""
+    agent.attach(record)
+    sql = revenue_sql(concept)
+    say(f"  agent record: {record.to_json()}")
+    say(f"  agent SQL:    {sql % (repr(country), repr(LAST_QUARTER[0]), repr(LAST_QUARTER[1]))}")
+    return agent.run(sql, (country, *LAST_QUARTER))
+
+
+def show_rejection(error):
+    say(f"  -> rejected: SQLSTATE {error.sqlstate} {error.state}")
+    say(f"     message: {error.message}")
+    say(f"     hint:    {error.hint}")
+
+
+def pick(choice):
+    """The user answers the chat UI's question; scripted when nobody is at the terminal."""
+    say("  The chat UI shows:")
+    say("    " + choice["question"])
+    for n, option in enumerate(choice["options"], 1):
+        say(f"      {n}. {option['label']} - {option['description']}")
+    if sys.stdin.isatty():
+        while True:
+            answer = input(f"  Your choice [1-{len(choice['options'])}]: ").strip()
+            if answer.isdigit() and 1 <= int(answer) <= len(choice["options"]):
+                return choice["options"][int(answer) - 1]
+    option = next(o for o in choice["options"] if o["value"] == "metric.recognized_revenue")
+    say(f"  (stdin is not a terminal: the demo answers for the user: {option['label']})")
+    return option
+
+
+def main():
+    agent = GatedSession(psycopg.connect(user="agent", autocommit=True))
+    app = psycopg.connect(user="app", autocommit=True)
+    dba = psycopg.connect(user="dba", autocommit=True)
+
+    section("The catalog the DBA registered")
+    table(dba.execute("SELECT id, label, owner, status FROM clarify.concepts ORDER BY id").fetchall(),
+          ["concept", "label", "owner", "status"])
+
+    section('1. "Show revenue for Germany last quarter" -- nothing says which revenue')
+    record = ResolutionRecord("q_1042", "Show revenue for Germany last quarter")
+    try:
+        ask_agent(agent, record, "metric.booked_revenue", "Germany")
+        raise SystemExit("the gate let an ambiguous question through")
+    except ClarificationRequired as ask:
+        show_rejection(ask)
+        choice = as_choice_question(ask)
+        say("  choice question for the chat UI:")
+        say("    " + json.dumps(choice))
+        option = pick(choice)
+
+    section(f"2. The user chose {option['label']}: the app records it, the agent re-runs")
+    approval = confirm(app, "q_1042", "revenue", option["value"], granted_to="agent",
+                       confirmed_by="user:alice@example.com", expires_in="1 hour")
+    say(f"  app: clarify.confirm(...) recorded approval #{approval}")
+    record = record.with_binding(Binding("revenue", option["value"], "user_confirmation"))
+    rows = ask_agent(agent, record, option["value"], "Germany")
+    binding = next(b for b in agent.last_decision()["bindings"] if b["concept"] == option["value"])
+    say(f"  -> allowed. Revenue for Germany, Q3 2026: {rows[0][0]} "
+        f"({option['label']}, confirmed by the user; audit source {binding['source']})")
+
+    section('3. "Show recognized revenue for Germany last quarter" -- the question names it')
+    record = ResolutionRecord("q_1043", "Show recognized revenue for Germany last quarter",
+                              (Binding("revenue", "metric.recognized_revenue", "explicit"),))
+    rows = ask_agent(agent, record, "metric.recognized_revenue", "Germany")
+    say(f"  -> allowed at once: {rows[0][0]} (Recognized revenue, named in the question)")
+
+    section("4. Finance approves a default: \"revenue\" means Recognized revenue")
+    dba.execute("INSERT INTO clarify.defaults (term, concept_id, approved_by) "
+                "VALUES ('revenue', 'metric.recognized_revenue', 'Finance controller')")
+    say("  dba: INSERT INTO clarify.defaults ... approved_by 'Finance controller'")
+    record = ResolutionRecord("q_1044", "Show revenue for France last quarter")
+    rows = ask_agent(agent, record, "metric.recognized_revenue", "France")
+    binding = next(b for b in agent.last_decision()["bindings"]
+                   if b["concept"] == "metric.recognized_revenue")
+    say(f"  -> allowed without a question: {rows[0][0]} "
+        f"(source {binding['source']}, default_applied {binding['default_applied']})")
+
+    say()
+    say("  ...then the ledger behind Recognized revenue goes down:")
+    dba.execute("UPDATE clarify.concepts SET available = false WHERE id = 'metric.recognized_revenue'")
+    say("  dba: UPDATE clarify.concepts SET available = false WHERE id = 'metric.recognized_revenue'")
+    record = ResolutionRecord("q_1045", "Show revenue for France last quarter")
+    try:
+        ask_agent(agent, record, "metric.booked_revenue", "France")
+        raise SystemExit("the gate fell through a dead default")
+    except GateError as refused:
+        show_rejection(refused)
+        say(f"     the dead default named in the payload: {refused.slots[0].default}")
+    dba.execute("UPDATE clarify.concepts SET available = true WHERE id = 'metric.recognized_revenue'")
+    say("  dba: the ledger is back (available = true)")
+
+    section('5. A forged confirmation: {"user_confirmed": true} with nothing behind it')
+    shorthand = json.dumps(
+        {"question_id": "q_1046", "metric": "metric.booked_revenue", "user_confirmed": True})
+    say(f"  the agent's record, in the shorthand: {shorthand}")
+    try:
+        ask_agent(agent, ResolutionRecord.from_json(shorthand), "metric.booked_revenue", "Germany")
+        raise SystemExit("the gate accepted a forged confirmation")
+    except GateError as refused:
+        show_rejection(refused)
+
+    section("6. The audit trail of this conversation (read by the DBA; agents cannot)")
+    table(dba.execute(
+        "SELECT question_id, decision, state, "
+        "coalesce((SELECT string_agg(DISTINCT b->>'source', ', ') FROM jsonb_array_elements(bindings) b), '') AS sources, "
+        "left(statement, 52) AS statement FROM clarify.audit ORDER BY decision_id").fetchall(),
+        ["question", "decision", "state", "sources", "statement"])
+    say()
+    say("  clarify.audit_daily (decisions per day and state, day omitted):")
+    table(dba.execute("SELECT decision, state, sum(decisions) FROM clarify.audit_daily "
+                      "GROUP BY 1, 2 ORDER BY 1, 2").fetchall(), ["decision", "state", "decisions"])
+    say()
+    say("  clarify.audit_friction (terms that made users wait):")
+    table(dba.execute("SELECT term, ambiguous_rejections, questions FROM clarify.audit_friction "
+                      "ORDER BY 2 DESC").fetchall(), ["term", "ambiguous rejections", "questions"])
+    say()
+    say("  clarify.audit_sources (how the governed columns of allowed statements were resolved):")
+    table(dba.execute("SELECT source, covered_columns, percent FROM clarify.audit_sources "
+                      "ORDER BY source").fetchall(), ["source", "columns", "percent"])
+    say()
+    say("  clarify.audit_resolution_paths (per question: rounds of clarification before an answer):")
+    table(dba.execute("SELECT question_id, rounds, confirmed_at IS NOT NULL, first_allowed_at IS NOT NULL "
+                      "FROM clarify.audit_resolution_paths ORDER BY question_id").fetchall(),
+          ["question", "rounds", "confirmed", "answered"])
+
+
+if __name__ == "__main__":
+    main()

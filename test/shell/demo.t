@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The README's demo runs to the end without a terminal and shows the conversation: the three
+# revenue options, the QC001, QC002 and QC004 moments, and the audit trail.
+set -uo pipefail
+source "$(dirname "$0")/tap.sh"
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+plan 8
+out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)
+rc=$?
+check "./scripts/demo </dev/null exits 0" test "$rc" -eq 0
+[[ $rc -eq 0 ]] || printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /' >&2
+contains "it offers Booked revenue" "$out" "1. Booked revenue - Value of accepted orders"
+contains "it offers Invoiced revenue" "$out" "2. Invoiced revenue - Amounts billed to customers"
+contains "it offers Recognized revenue" "$out" "3. Recognized revenue - Revenue recognized under the accounting standard"
+contains "the ambiguous question is refused with QC001" "$out" "SQLSTATE QC001 AMBIGUOUS"
+contains "the dead default is refused with QC002" "$out" "SQLSTATE QC002 UNSUPPORTED"
+contains "the forged confirmation is refused with QC004" "$out" "SQLSTATE QC004 UNVERIFIED"
+contains "the audit trail is shown" "$out" "q_1046   | rejected | UNVERIFIED"
+finish
