@@ -83,7 +83,11 @@ AuditSlot *find_slot(Oid database, bool claim) {
         AuditSlot *slot = &queue->slots[i];
         LWLockAcquire(slot->lock, LW_EXCLUSIVE);
         if (slot->database == InvalidOid) {
+            // A fresh start for this database: its counters are its own.
             slot->database = database;
+            slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
+            slot->failed_batches = slot->malformed = 0;
+            slot->last_error[0] = '\0';
             found = slot;
         }
         LWLockRelease(slot->lock);
@@ -92,8 +96,14 @@ AuditSlot *find_slot(Oid database, bool claim) {
     return found;
 }
 
-bool start_writer(AuditSlot *slot) {
+// 1: a writer serves the slot (or is starting); 0: none could be started; -1: the slot was
+// returned to the pool meanwhile (the caller looks again).
+int start_writer(AuditSlot *slot) {
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    if (slot->database != MyDatabaseId) {
+        LWLockRelease(slot->lock);
+        return -1;
+    }
     TimestampTz now = GetCurrentTimestamp();
     bool needed = !slot->writer_registered ||
                   (slot->writer_pid == 0 &&
@@ -103,7 +113,7 @@ bool start_writer(AuditSlot *slot) {
         slot->registered_at = now;
     }
     LWLockRelease(slot->lock);
-    if (!needed) return true;
+    if (!needed) return 1;
 
     BackgroundWorker worker;
     memset(&worker, 0, sizeof(worker));
@@ -116,13 +126,13 @@ bool start_writer(AuditSlot *slot) {
     snprintf(worker.bgw_type, BGW_MAXLEN, "pg_clarify audit writer");
     worker.bgw_main_arg = ObjectIdGetDatum(MyDatabaseId);
     BackgroundWorkerHandle *handle;
-    if (RegisterDynamicBackgroundWorker(&worker, &handle)) return true;
+    if (RegisterDynamicBackgroundWorker(&worker, &handle)) return 1;
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     slot->writer_registered = false;
     LWLockRelease(slot->lock);
     ereport(WARNING, (errmsg("pg_clarify could not start an audit writer for this database"),
                       errhint("Raise max_worker_processes.")));
-    return false;
+    return 0;
 }
 
 long remaining_ms(TimestampTz deadline) {
@@ -166,7 +176,12 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
     uint64 end = 0;
     for (;;) {
         if (!slot && !(slot = find_slot(MyDatabaseId, true))) return EnqueueResult::NoWriter;
-        if (!start_writer(slot)) return EnqueueResult::NoWriter;
+        int writer = start_writer(slot);
+        if (writer < 0) {
+            slot = nullptr;
+            continue;
+        }
+        if (writer == 0) return EnqueueResult::NoWriter;
         LWLockAcquire(slot->lock, LW_EXCLUSIVE);
         if (slot->database != MyDatabaseId) {  // released by an idle writer meanwhile
             LWLockRelease(slot->lock);
@@ -285,14 +300,23 @@ void audit_worker_failed(AuditSlot *slot, const char *message) {
 }
 
 bool audit_worker_release_if_idle(AuditSlot *slot) {
+    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     bool idle = pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos);
-    if (idle) {  // the slot stays this database's, with its counters
+    if (idle) {
+        // The queue goes back to the pool; its last counters go to the server log.
+        ereport(LOG, (errmsg("pg_clarify audit writer for database %u leaves: %lu decisions "
+                             "queued, %lu written, %lu dropped, %lu timed out since it started",
+                             slot->database, (unsigned long)slot->enqueued,
+                             (unsigned long)slot->written, (unsigned long)slot->dropped,
+                             (unsigned long)slot->timeouts)));
+        slot->database = InvalidOid;
         slot->writer_pid = 0;
         slot->writer_latch = nullptr;
         slot->writer_registered = false;
     }
     LWLockRelease(slot->lock);
+    LWLockRelease(queue->assign_lock);
     return idle;
 }
 

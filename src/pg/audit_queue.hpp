@@ -36,7 +36,7 @@ void audit_worker_detach(int code, Datum slot);
 uint64 audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from);
 void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed);
 void audit_worker_failed(AuditSlot *slot, const char *message);
-// True (and the writer unregistered) when nothing is pending: the writer may exit.
+// True (and the queue returned to the pool) when nothing is pending: the writer may exit.
 bool audit_worker_release_if_idle(AuditSlot *slot);
 uint64 audit_ring_size();
 

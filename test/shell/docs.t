@@ -51,7 +51,8 @@ for dir in "$work"/*/; do
         n=$(basename "$snippet"); n=${n%.*}
         label="docs/$name.md snippet $((10#$n))"
         if [[ $snippet == *.sh ]]; then
-            if (cd "$repo" && PGDATABASE=$db bash -e "$snippet") >"$work/sh.out" 2>&1; then
+            # As on a stock Debian machine: its python3 first (not a pyenv or venv one).
+            if (cd "$repo" && PATH=/usr/bin:$PATH PGDATABASE=$db bash -e "$snippet") >"$work/sh.out" 2>&1; then
                 pass "$label (shell) runs"
             else
                 fail "$label (shell) runs" "$(tail -n 20 "$work/sh.out")"
