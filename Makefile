@@ -24,5 +24,10 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Rebuild what includes a changed header (PGXS tracks no header dependencies by default).
+override CXXFLAGS += -MMD -MP
+-include $(OBJS:.o=.d)
+EXTRA_CLEAN = $(OBJS:.o=.d)
+
 # The core's own objects must never see PostgreSQL: src/core/core_guard.hpp checks this.
 $(CORE_SRCS:.cpp=.o): CPPFLAGS += -DCLARIFY_CORE_BUILD

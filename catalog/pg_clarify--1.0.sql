@@ -116,6 +116,9 @@ CREATE TABLE clarify.concept_columns (
     concept_id  text NOT NULL REFERENCES clarify.concepts (id) ON UPDATE CASCADE ON DELETE CASCADE,
     relation    regclass NOT NULL,
     column_name name NOT NULL,
+    -- Set by the trigger from column_name: the gate follows the column itself, so renaming it
+    -- does not ungovern it.
+    attnum      smallint,
     PRIMARY KEY (concept_id, relation, column_name)
 );
 
@@ -149,12 +152,13 @@ BEGIN
                         rel_name
             USING ERRCODE = 'wrong_object_type';
     END IF;
-    IF NOT EXISTS (SELECT 1
-                     FROM pg_catalog.pg_attribute a
-                    WHERE a.attrelid = NEW.relation
-                      AND a.attname = NEW.column_name
-                      AND a.attnum > 0
-                      AND NOT a.attisdropped) THEN
+    SELECT a.attnum INTO NEW.attnum
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = NEW.relation
+       AND a.attname = NEW.column_name
+       AND a.attnum > 0
+       AND NOT a.attisdropped;
+    IF NOT FOUND THEN
         RAISE EXCEPTION 'column "%" does not exist in relation "%"', NEW.column_name, rel_name
             USING ERRCODE = 'undefined_column';
     END IF;
@@ -168,7 +172,7 @@ COMMENT ON FUNCTION clarify.concept_columns_check() IS
 -- Only when the column itself is named: a concept rename cascading here must not be refused
 -- because a mapped column has since been dropped.
 CREATE TRIGGER concept_columns_check
-    BEFORE INSERT OR UPDATE OF relation, column_name ON clarify.concept_columns
+    BEFORE INSERT OR UPDATE OF relation, column_name, attnum ON clarify.concept_columns
     FOR EACH ROW EXECUTE FUNCTION clarify.concept_columns_check();
 
 --------------------------------------------------------------------------------------------------

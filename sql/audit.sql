@@ -77,6 +77,8 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SET force_parallel_mode = on;
+EXPLAIN (COSTS OFF) SELECT sum(booked_amount) > 0 AS ran FROM sales.orders;
 SET ROLE regress_agent;
 SET pg_clarify.resolution = '{"question_id": "q_audit_parallel", "question": "booked revenue", "bindings": [{"concept": "metric.booked_revenue", "source": "explicit"}]}';
 SELECT sum(booked_amount) > 0 AS ran FROM sales.orders;
@@ -85,6 +87,7 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
+RESET force_parallel_mode;
 SELECT count(*) AS parallel_rows FROM clarify.audit WHERE question_id = 'q_audit_parallel';
 
 -- A client that disconnects right after its statement: the row was committed before it got
@@ -144,6 +147,22 @@ SELECT term, ambiguous_rejections > 0 AS causes_friction FROM clarify.audit_fric
 SELECT source FROM clarify.audit_sources ORDER BY source;
 SELECT round(sum(percent)) AS percent_total FROM clarify.audit_sources;
 SELECT decision, state FROM clarify.audit_daily ORDER BY decision, state;
+
+-- A decision the audit table refuses (here a constraint a DBA added) is retried, then stored
+-- reduced to who, when and the outcome; the decisions after it are not held up.
+ALTER TABLE clarify.audit_log ADD CONSTRAINT regress_poison CHECK (question_id IS DISTINCT FROM 'q_poison');
+SET ROLE regress_agent;
+SET pg_clarify.resolution = '{"question_id": "q_poison"}';
+\set VERBOSITY terse
+SELECT sum(booked_amount) FROM sales.orders;
+\set VERBOSITY default
+SET pg_clarify.resolution = '{"question_id": "q_after_poison"}';
+SELECT count(*) AS served_after_poison FROM sales.orders WHERE customer_country = 'France';
+RESET ROLE;
+ALTER TABLE clarify.audit_log DROP CONSTRAINT regress_poison;
+SELECT decision, state, statement, reason FROM clarify.audit WHERE reason LIKE 'unwritable decision for question "q_poison"%';
+SELECT decision FROM clarify.audit WHERE question_id = 'q_after_poison';
+SELECT failed_batches >= 3 AS retried, last_error IS NULL AS recovered FROM clarify.audit_queue() WHERE database = current_database();
 
 -- Agents cannot read the audit; nobody can change it; retention is the owner's, and recorded.
 SET ROLE regress_agent;

@@ -32,4 +32,20 @@ SELECT clarify.release_role('regress_agent');
 SELECT public.agent_says('SELECT sum(booked_amount) FROM sales.orders') AS released;
 SELECT clarify.govern_role('regress_agent');
 SELECT public.agent_says('SELECT sum(booked_amount) FROM sales.orders') AS governed;
+-- A renamed governed column stays governed: the gate follows the column, not its name.
+ALTER TABLE sales.orders RENAME COLUMN booked_amount TO booked_amt;
+SELECT public.agent_says('SELECT sum(booked_amt) FROM sales.orders') AS renamed_column;
+ALTER TABLE sales.orders RENAME COLUMN booked_amt TO booked_amount;
 SELECT dblink_disconnect('agent');
+
+-- A session inside a REPEATABLE READ transaction still loads the newest catalog: governing a
+-- role takes effect at its next statement, not after its snapshot ends.
+SELECT dblink_connect('analyst', format('dbname=%s user=regress_analyst host=%s port=%s', current_database(),
+       split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')));
+SELECT dblink_exec('analyst', 'BEGIN ISOLATION LEVEL REPEATABLE READ');
+SELECT s AS analyst_before FROM dblink('analyst', $$SELECT public.gate_state('SELECT sum(booked_amount) FROM sales.orders')$$) AS t(s text);
+SELECT clarify.govern_role('regress_analyst');
+SELECT s AS analyst_governed_mid_transaction FROM dblink('analyst', $$SELECT public.gate_state('SELECT sum(booked_amount) FROM sales.orders')$$) AS t(s text);
+SELECT dblink_exec('analyst', 'COMMIT');
+SELECT dblink_disconnect('analyst');
+SELECT clarify.release_role('regress_analyst');

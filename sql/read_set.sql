@@ -29,9 +29,24 @@ CREATE TABLE sales.ledger_base (id int, amount numeric);
 CREATE TABLE sales.ledger_child (extra text) INHERITS (sales.ledger_base);
 INSERT INTO sales.ledger_child VALUES (1, 5, 'x');
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA sales TO PUBLIC;
+-- A governed column of a view (the view computes it), and a foreign partition.
+CREATE VIEW sales.margins AS SELECT id, booked_amount * 0.3 AS margin FROM sales.orders;
+CREATE EXTENSION file_fdw;
+CREATE SERVER regress_files FOREIGN DATA WRAPPER file_fdw;
+DO $$
+DECLARE
+  path text := '/tmp/pg_clarify_regress_' || pg_backend_pid() || '.csv';
+BEGIN
+  EXECUTE format($c$COPY (SELECT 3, date '2028-03-01', 30) TO %L (FORMAT csv)$c$, path);
+  EXECUTE format($c$CREATE FOREIGN TABLE sales.bookings_2028 PARTITION OF sales.bookings
+                    FOR VALUES FROM ('2028-01-01') TO ('2029-01-01')
+                    SERVER regress_files OPTIONS (filename %L, format 'csv')$c$, path);
+END $$;
+GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA sales TO PUBLIC;
 INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES
   ('metric.booked_revenue', 'sales.bookings', 'amount'),
-  ('metric.recognized_revenue', 'sales.ledger_base', 'amount');
+  ('metric.recognized_revenue', 'sales.ledger_base', 'amount'),
+  ('metric.gross_margin', 'sales.margins', 'margin');
 RESET client_min_messages;
 
 SET ROLE regress_agent;
@@ -84,12 +99,21 @@ SELECT shape, public.gate_state(sql) AS gate FROM (VALUES
   ('INSERT values',                'INSERT INTO sales.orders (id, order_date, booked_amount) VALUES (100, ''2026-01-01'', 5)'),
   ('UPDATE SET from governed',     'UPDATE sales.orders SET status = booked_amount::text WHERE id = 100'),
   ('UPDATE WHERE governed',        'UPDATE sales.orders SET status = ''x'' WHERE booked_amount = 5'),
-  ('UPDATE write only',            'UPDATE sales.orders SET booked_amount = 6 WHERE id = 100'),
+  ('UPDATE writing only (row exposed to errors and triggers)', 'UPDATE sales.orders SET booked_amount = 6 WHERE id = 100'),
+  ('UPDATE of an ungoverned table', 'UPDATE sales.order_log SET note = note WHERE order_id = -1'),
   ('UPDATE RETURNING',             'UPDATE sales.orders SET status = ''y'' WHERE id = 100 RETURNING booked_amount'),
   ('DELETE RETURNING id',          'DELETE FROM sales.orders WHERE id = 100 RETURNING id'),
   ('DELETE RETURNING governed',    'DELETE FROM sales.orders WHERE id = 100 RETURNING booked_amount'),
   ('MERGE reading source',         'MERGE INTO sales.orders o USING sales.invoices i ON o.id = i.order_id WHEN MATCHED AND i.invoiced_amount < 0 THEN DELETE'),
-  ('MERGE writing only',           'MERGE INTO sales.orders o USING (SELECT 1 AS id) s ON o.id = s.id WHEN MATCHED THEN UPDATE SET booked_amount = 0'),
+  ('MERGE writing only (row exposed)', 'MERGE INTO sales.orders o USING (SELECT 1 AS id) s ON o.id = s.id WHEN MATCHED THEN UPDATE SET booked_amount = 0'),
+  ('INSERT ON CONFLICT DO NOTHING', 'INSERT INTO sales.orders (id) VALUES (1) ON CONFLICT DO NOTHING'),
+  ('INSERT ON CONFLICT DO UPDATE', 'INSERT INTO sales.orders (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET status = ''x'''),
+  ('unused set-returning column',  'SELECT count(*) FROM (SELECT generate_series(1, (booked_amount / 100)::int) FROM sales.orders WHERE id = 7) s'),
+  ('unused volatile column',       'SELECT count(*) FROM (SELECT set_config(''regress.leak'', booked_amount::text, false) FROM sales.orders WHERE id = 3) s'),
+  ('unused computed CTE column',   'WITH c AS MATERIALIZED (SELECT id, 1 / (booked_amount - 500) AS x FROM sales.orders) SELECT count(id) FROM c'),
+  ('governed view column',         'SELECT margin FROM sales.margins'),
+  ('view, its ungoverned column',  'SELECT id FROM sales.margins'),
+  ('foreign partition of a governed parent', 'SELECT sum(amount) FROM sales.bookings WHERE booked_on >= ''2028-01-01'''),
   ('trigger fired by a write',     'INSERT INTO sales.order_notes VALUES (1, ''n'')'),
   ('CREATE TABLE AS',              'CREATE TEMP TABLE t_ctas AS SELECT booked_amount FROM sales.orders'),
   ('SELECT INTO',                  'SELECT booked_amount INTO TEMP t_into FROM sales.orders'),
@@ -103,6 +127,20 @@ SELECT shape, public.gate_state(sql) AS gate FROM (VALUES
   ('inheritance child directly',   'SELECT sum(amount) FROM sales.ledger_child'),
   ('inheritance parent ONLY',      'SELECT sum(amount) FROM ONLY sales.ledger_base')
 ) AS shapes (shape, sql);
+
+-- Ordering through an index reveals the order of its key, even with the key nowhere else.
+RESET ROLE;
+CREATE INDEX orders_booked_amount_idx ON sales.orders (booked_amount);
+SET enable_seqscan = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT id FROM sales.orders ORDER BY booked_amount DESC LIMIT 3;
+SET ROLE regress_agent;
+SELECT public.gate_state('SELECT array_agg(id) FROM (SELECT id FROM sales.orders ORDER BY booked_amount DESC LIMIT 3) s') AS index_order;
+RESET ROLE;
+RESET enable_seqscan;
+RESET enable_sort;
+DROP INDEX sales.orders_booked_amount_idx;
+SET ROLE regress_agent;
 
 -- Top-level shapes that cannot run inside a function: the client sees the gate's error.
 \set VERBOSITY terse
@@ -133,6 +171,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SET force_parallel_mode = on;
 SET parallel_leader_participation = off;
 EXPLAIN (COSTS OFF) SELECT sum(booked_amount) FROM sales.orders;
 SET ROLE regress_agent;
@@ -145,5 +184,6 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
+RESET force_parallel_mode;
 RESET parallel_leader_participation;
 \set VERBOSITY default

@@ -18,6 +18,7 @@ SET pg_clarify.resolution = '{"bindings": [{"concept": "metric.booked_revenue", 
 SET pg_clarify.resolution = '{"question_id": "q", "bindingz": []}';
 SET pg_clarify.resolution = '{"question_id": "q", "metric": "metric.recognized_revenue"}';
 SET pg_clarify.resolution = '{"question_id": "q", "metric": "metric.recognized_revenue", "user_confirmed": "yes"}';
+SET pg_clarify.resolution = '{"question_id": "q\u0000x"}';
 -- Pathological nesting and oversized values are refused before any parsing.
 SELECT set_config('pg_clarify.resolution', repeat('[', 100000) || repeat(']', 100000), false);
 SELECT set_config('pg_clarify.resolution', '{"bindings": ' || repeat('[', 5000) || repeat(']', 5000) || '}', false);

@@ -62,12 +62,20 @@ int nesting_depth(std::string_view text) {
     return deepest;
 }
 
+// PostgreSQL text cannot hold NUL: a record with one could never be audited.
+std::string checked_text(const json &value, const char *key, const std::string &where) {
+    std::string text = value.get<std::string>();
+    if (text.find('\0') != std::string::npos)
+        throw RecordError(where + "\"" + key + "\" must not contain \\u0000");
+    return text;
+}
+
 std::string optional_string(const json &object, const char *key, const std::string &where) {
     auto it = object.find(key);
     if (it == object.end() || it->is_null()) return {};
     if (!it->is_string())
         throw RecordError(where + "\"" + key + "\" must be a string, not " + it->type_name());
-    return it->get<std::string>();
+    return checked_text(*it, key, where);
 }
 
 std::string required_string(const json &object, const char *key, const std::string &where) {
@@ -76,7 +84,7 @@ std::string required_string(const json &object, const char *key, const std::stri
         throw RecordError(where + "\"" + key + "\" is required");
     if (!it->is_string())
         throw RecordError(where + "\"" + key + "\" must be a string, not " + it->type_name());
-    std::string value = it->get<std::string>();
+    std::string value = checked_text(*it, key, where);
     if (is_blank(value)) throw RecordError(where + "\"" + key + "\" must not be empty");
     return value;
 }

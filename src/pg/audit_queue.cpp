@@ -45,7 +45,9 @@ struct AuditQueue {
 AuditQueue *queue = nullptr;
 constexpr const char *kTranche = "pg_clarify audit queue";
 // A registered writer that has not attached after this long is presumed dead and replaced.
-constexpr long kWriterStartupMs = 10000;
+constexpr long kWriterStartupMs = 3000;
+// Sync waiters look this often whether the writer is still there (and start another if not).
+constexpr long kWaiterCheckMs = 500;
 
 Size header_size(int nslots) {
     return MAXALIGN(offsetof(AuditQueue, slots) + sizeof(AuditSlot) * nslots);
@@ -231,7 +233,9 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
             LWLockRelease(slot->lock);
             return EnqueueResult::TimedOut;
         }
-        ConditionVariableTimedSleep(&slot->committed, wait, PG_WAIT_EXTENSION);
+        if (ConditionVariableTimedSleep(&slot->committed, Min(wait, kWaiterCheckMs),
+                                        PG_WAIT_EXTENSION))
+            (void)start_writer(slot);  // a writer that died is replaced
     }
     ConditionVariableCancelSleep();
     return EnqueueResult::Committed;
@@ -255,13 +259,19 @@ AuditSlot *audit_worker_attach(Oid database) {
 
 void audit_worker_detach(int, Datum arg) {
     AuditSlot *slot = reinterpret_cast<AuditSlot *>(DatumGetPointer(arg));
+    LWLockReleaseAll();  // leaving on an error: nothing of ours may stay held
+    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     if (slot->writer_pid == MyProcPid) {
         slot->writer_pid = 0;
         slot->writer_latch = nullptr;
         slot->writer_registered = false;
+        // Nothing left to write (a dropped database, a terminated writer): back to the pool.
+        if (pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos))
+            slot->database = InvalidOid;
     }
     LWLockRelease(slot->lock);
+    LWLockRelease(queue->assign_lock);
     ConditionVariableBroadcast(&slot->committed);
 }
 

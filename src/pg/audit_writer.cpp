@@ -100,6 +100,10 @@ void execute(Statement &statement, const std::vector<Column> &columns) {
     });
 }
 
+// Microseconds since 2000 back to a timestamptz, with every operator spelled out: the writer is
+// a superuser and must not run an operator someone put on its search_path (also pinned).
+#define CLARIFY_TIMESTAMP "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) ((t::pg_catalog.int8 OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog.*) pg_catalog.interval '1 microsecond')"
+
 Statement lock_texts = {
     "LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN ROW EXCLUSIVE MODE", 0, nullptr};
 Statement insert_texts = {
@@ -113,14 +117,12 @@ Statement insert_shapes = {
     7, nullptr};
 Statement insert_notes = {
     "INSERT INTO clarify.audit_notes (decision_id, noted_at, note) "
-    "SELECT i::int8, 'epoch'::timestamptz + (t::int8 + 946684800000000) * interval '1 microsecond', n "
-    "FROM unnest($1, $2, $3) AS u(i, t, n)",
+    "SELECT i::int8, " CLARIFY_TIMESTAMP " , n FROM unnest($1, $2, $3) AS u(i, t, n)",
     3, nullptr};
 Statement insert_log = {
     "INSERT INTO clarify.audit_log (decision_id, decided_at, session_role, acting_role, pid, "
     "query_id, statement_hash, shape_hash, record_hash, question_id) "
-    "SELECT i::int8, 'epoch'::timestamptz + (t::int8 + 946684800000000) * interval '1 microsecond', "
-    "sr::oid, ar::oid, p::int4, q::int8, st::int8, sh::int8, rh::int8, qi "
+    "SELECT i::int8, " CLARIFY_TIMESTAMP ", sr::oid, ar::oid, p::int4, q::int8, st::int8, sh::int8, rh::int8, qi "
     "FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS u(i, t, sr, ar, p, q, st, sh, rh, qi) "
     "ON CONFLICT (decision_id) DO NOTHING",
     10, nullptr};
@@ -145,8 +147,10 @@ void write_batch(const std::vector<AuditRecord> &batch) {
     execute(lock_texts, {});
     {
         int64 generation = pg_guard([] {
-            if (SPI_execute("SELECT last_value FROM clarify.audit_purge_generation", true, 1) !=
-                    SPI_OK_SELECT ||
+            // is_called counts too: the first nextval leaves last_value at 1.
+            if (SPI_execute("SELECT last_value * 2 + is_called::int FROM "
+                            "clarify.audit_purge_generation",
+                            true, 1) != SPI_OK_SELECT ||
                 SPI_processed != 1)
                 elog(ERROR, "pg_clarify audit writer: cannot read the purge generation");
             bool isnull;
@@ -224,9 +228,48 @@ void write_batch(const std::vector<AuditRecord> &batch) {
     for (int64 h : fresh) stored.insert(h);
 }
 
-// Drains what is queued now: the number of decisions written, or -1 when a batch failed (it
-// stays queued, and the caller backs off before retrying).
+// Tries one write; on failure rolls back, counts and logs it, and returns the error text.
+std::optional<std::string> try_write(AuditSlot *slot, const std::vector<AuditRecord> &batch) {
+    try {
+        write_batch(batch);
+        return std::nullopt;
+    } catch (const PgError &e) {
+        // Copied first: the error data lives in the transaction's memory, freed by the abort.
+        std::string message = e.what();
+        const char *text = message.c_str();
+        size_t n = batch.size();
+        pg_guard([&] {
+            AbortCurrentTransaction();
+            ereport(LOG, (errmsg("pg_clarify audit writer: writing %zu decisions failed: %s", n,
+                                 text)));
+            audit_worker_failed(slot, text);
+        });
+        return message;
+    }
+}
+
+// What can always be stored of a decision whose full row cannot be: who, when, the outcome.
+AuditRecord unwritable(const AuditRecord &a, const std::string &error) {
+    AuditRecord safe = a;
+    safe.columns = "[]";
+    safe.bindings = "[]";
+    safe.payload.clear();
+    safe.record.clear();
+    safe.statement = "(not stored: the decision's row could not be written)";
+    safe.reason = "unwritable decision for question \"" + a.question_id.substr(0, 200) + "\" (" +
+                  error.substr(0, 200) + ")";
+    safe.question_id.clear();
+    for (char &c : safe.reason)
+        if (c == '\0') c = ' ';
+    return safe;
+}
+
+// Drains what is queued now: the number of decisions written, or -1 when writing failed (what
+// failed stays queued; the caller backs off). After repeated failures entries are written one
+// by one, and one that cannot be written even alone is stored reduced to its essentials, so a
+// single bad entry never stops the audit of a database.
 long drain(AuditSlot *slot, std::vector<char> &buffer) {
+    static int failures = 0;
     long total = 0;
     for (;;) {
         uint64 from = 0;
@@ -235,33 +278,42 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
         uint64 bytes = pg_guard([&] { return audit_worker_peek(slot, buf, cap, &from); });
         if (bytes == 0) return total;
         std::vector<AuditRecord> batch;
+        std::vector<uint64> ends;  // end offset of each decoded entry
         uint64 malformed = 0;
         for (uint64 pos = 0; pos < bytes;) {
             uint32 length;
             memcpy(&length, buf + pos, sizeof(uint32));
             try {
                 batch.push_back(decode(std::string_view(buf + pos + sizeof(uint32), length)));
+                ends.push_back(pos + sizeof(uint32) + length);
             } catch (const AuditFormatError &) {
                 ++malformed;
             }
             pos += sizeof(uint32) + length;
         }
-        try {
-            if (!batch.empty()) write_batch(batch);
-        } catch (const PgError &e) {
-            const char *message = e.what();
-            size_t n = batch.size();
-            pg_guard([&] {
-                AbortCurrentTransaction();
-                ereport(LOG, (errmsg("pg_clarify audit writer: a batch of %zu decisions failed "
-                                     "and will be retried: %s", n, message)));
-                audit_worker_failed(slot, message);
-            });
-            return -1;
+        if (failures < 3 || batch.size() <= 1) {
+            if (!batch.empty() && try_write(slot, batch)) {
+                ++failures;
+                if (batch.size() > 1 || failures < 3) return -1;
+            } else {
+                failures = 0;
+                pg_guard([&] { audit_worker_commit(slot, from + bytes, batch.size(), malformed); });
+                total += static_cast<long>(batch.size());
+                continue;
+            }
         }
-        uint64 written = batch.size();
-        pg_guard([&] { audit_worker_commit(slot, from + bytes, written, malformed); });
-        total += static_cast<long>(written);
+        // One entry at a time, each in its own transaction.
+        for (size_t i = 0; i < batch.size(); ++i) {
+            std::vector<AuditRecord> one{batch[i]};
+            if (auto error = try_write(slot, one)) {
+                std::vector<AuditRecord> reduced{unwritable(batch[i], *error)};
+                if (try_write(slot, reduced)) return -1;  // the audit itself is unavailable
+            }
+            uint64 upto = i + 1 == batch.size() ? bytes : ends[i];
+            pg_guard([&] { audit_worker_commit(slot, from + upto, 1, i + 1 == batch.size() ? malformed : 0); });
+            ++total;
+        }
+        failures = 0;
     }
 }
 
@@ -273,6 +325,7 @@ void writer_loop(Oid database) {
     TimestampTz last_work = pg_guard([] { return GetCurrentTimestamp(); });
     for (;;) {
         long written = drain(slot, buffer);
+        if (ShutdownRequestPending) return;
         TimestampTz now = pg_guard([] { return GetCurrentTimestamp(); });
         if (written != 0) last_work = now;
         backoff = written < 0 ? Min(Max(backoff * 2, 100L), kMaxBackoffMs) : 0;
@@ -299,9 +352,12 @@ void writer_loop(Oid database) {
 void clarify_audit_writer_main(Datum arg) {
     Oid database = DatumGetObjectId(arg);
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
-    pqsignal(SIGTERM, die);
+    // SIGTERM (shutdown, pg_terminate_backend): finish what is queued, then leave.
+    pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
     BackgroundWorkerUnblockSignals();
     BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
+    // Everything the writer runs resolves in pg_catalog or names its schema.
+    SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
     clarify::pg::cpp_entry([&] { clarify::pg::writer_loop(database); });
     proc_exit(0);
 }

@@ -20,10 +20,21 @@ ErrorData *run_guarded(void (*fn)(void *), void *arg) {
     return edata;
 }
 
-char *copy_for_report(const std::string &text) {
+char *copy_for_report(const std::string &text) noexcept {
     char *out = static_cast<char *>(
         MemoryContextAllocExtended(CurrentMemoryContext, text.size() + 1, MCXT_ALLOC_NO_OOM));
     if (out) std::memcpy(out, text.c_str(), text.size() + 1);
+    return out;
+}
+
+char *copy_internal_error(const char *what) noexcept {
+    static const char prefix[] = "pg_clarify internal error: ";
+    size_t n = strlen(what);
+    char *out = static_cast<char *>(MemoryContextAllocExtended(
+        CurrentMemoryContext, sizeof(prefix) + n, MCXT_ALLOC_NO_OOM));
+    if (!out) return nullptr;
+    std::memcpy(out, prefix, sizeof(prefix) - 1);
+    std::memcpy(out + sizeof(prefix) - 1, what, n + 1);
     return out;
 }
 

@@ -71,8 +71,10 @@ auto pg_guard(F &&f) -> decltype(f()) {
     }
 }
 
-// Copies text into the current memory context without ever raising (NULL on failure).
-char *copy_for_report(const std::string &text);
+// Copies text into the current memory context without ever raising or throwing (NULL on
+// failure); the second prefixes it as an internal error.
+char *copy_for_report(const std::string &text) noexcept;
+char *copy_internal_error(const char *what) noexcept;
 
 // Raises what cpp_entry caught. Separate and noreturn so that it runs with no C++ frame live.
 [[noreturn]] void raise_caught(ErrorData *pg_error, int sqlcode, const char *message,
@@ -96,7 +98,7 @@ auto cpp_entry(F &&f) -> decltype(f()) {
         sqlcode = ERRCODE_OUT_OF_MEMORY;
         message = "out of memory in pg_clarify";
     } catch (const std::exception &e) {
-        message = copy_for_report(std::string("pg_clarify internal error: ") + e.what());
+        message = copy_internal_error(e.what());
     } catch (...) {
         message = "pg_clarify internal error: unknown C++ exception";
     }

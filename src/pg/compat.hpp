@@ -18,8 +18,5 @@ using CheckPermsHook = ExecutorCheckPerms_hook_type;
 #define CLARIFY_CHECK_PERMS_CALL(hook) (hook)(range_table, ereport_on_violation)
 
 inline Bitmapset *selected_columns(const RangeTblEntry *rte) { return rte->selectedCols; }
-inline bool reads_relation(const RangeTblEntry *rte) {
-    return rte->rtekind == RTE_RELATION && (rte->requiredPerms & ACL_SELECT) != 0;
-}
 
 }  // namespace clarify::pg

@@ -41,12 +41,12 @@ Datum jsonb_datum(const std::string &json) {
     return pg_guard([&] { return DirectFunctionCall1(jsonb_in, CStringGetDatum(text)); });
 }
 
-const Catalog &require_catalog() {
-    const Catalog *catalog = governance_catalog();
+std::shared_ptr<const Catalog> require_catalog() {
+    std::shared_ptr<const Catalog> catalog = governance_catalog();
     if (!catalog)
         throw ReportedError(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                             "pg_clarify is not installed in this database");
-    return *catalog;
+    return catalog;
 }
 
 }  // namespace
@@ -58,11 +58,11 @@ extern "C" Datum clarify_resolve(PG_FUNCTION_ARGS) {
     return cpp_entry([&] {
         if (PG_ARGISNULL(0))
             throw ReportedError(ERRCODE_NULL_VALUE_NOT_ALLOWED, "term must not be null");
-        const clarify::Catalog &catalog = require_catalog();
+        std::shared_ptr<const clarify::Catalog> catalog = require_catalog();
         clarify::TermResolution r =
-            clarify::resolve_term(catalog, clarify::pg::agent_context(catalog), current_record(),
+            clarify::resolve_term(*catalog, clarify::pg::agent_context(*catalog), current_record(),
                                   text_arg(fcinfo, 0), text_arg(fcinfo, 1));
-        return jsonb_datum(clarify::resolution_json(catalog, r));
+        return jsonb_datum(clarify::resolution_json(*catalog, r));
     });
 }
 

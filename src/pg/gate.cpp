@@ -84,14 +84,23 @@ std::vector<const GovernedColumn *> governed_reads(const Catalog &catalog, ReadS
     return out;
 }
 
+// The statement as the audit keeps it: this statement's part of the source text, at most 64 kB
+// (with a 64 kB record it always fits the smallest queue; padding cannot push a decision out).
+constexpr size_t kMaxStatementBytes = 64 * 1024;
+
 std::string statement_text(const char *source, const PlannedStmt *stmt) {
     if (!source) return {};
-    std::string text(source);
-    if (stmt && stmt->stmt_location >= 0 && static_cast<size_t>(stmt->stmt_location) <= text.size()) {
-        text = text.substr(stmt->stmt_location,
-                           stmt->stmt_len > 0 ? static_cast<size_t>(stmt->stmt_len) : std::string::npos);
+    size_t length = strlen(source), begin = 0, count = length;
+    if (stmt && stmt->stmt_location >= 0 && static_cast<size_t>(stmt->stmt_location) <= length) {
+        begin = stmt->stmt_location;
+        count = stmt->stmt_len > 0 ? Min(static_cast<size_t>(stmt->stmt_len), length - begin)
+                                   : length - begin;
     }
-    return text;
+    if (count <= kMaxStatementBytes) return std::string(source + begin, count);
+    size_t cut = kMaxStatementBytes;
+    while (cut > 0 && (static_cast<unsigned char>(source[begin + cut]) & 0xC0) == 0x80) --cut;
+    return std::string(source + begin, cut) + " ... [statement truncated: " +
+           std::to_string(count) + " bytes]";
 }
 
 const char *audit_outcome(EnqueueResult result) {
@@ -213,7 +222,7 @@ void decide_statement(const Catalog &catalog, const std::vector<const GovernedCo
 
 void gate_range_table(List *range_table) {
     if (!session_is_gated()) return;
-    const Catalog *catalog = governance_catalog();
+    std::shared_ptr<const Catalog> catalog = governance_catalog();
     if (!catalog || catalog->column_count() == 0) return;
     bool *watched = watched_entries(*catalog, range_table);
     if (!watched) return;
@@ -354,7 +363,7 @@ void install_gate() {
 }
 
 std::string check_statement(const char *sql) {
-    const Catalog *catalog = governance_catalog();
+    std::shared_ptr<const Catalog> catalog = governance_catalog();
     if (!catalog) throw ReportedError(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                                       "pg_clarify is not installed in this database");
     PlannedCheck planned = pg_guard([&] { return plan_for_check(sql, nullptr); });

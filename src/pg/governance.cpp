@@ -13,7 +13,9 @@ extern "C" {
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
+#include "catalog/namespace.h"
 }
 
 #include <nlohmann/json.hpp>
@@ -33,7 +35,10 @@ struct State {
     bool roles_stale = true;
     bool membership_stale = true;
     bool loading = false;
-    std::unique_ptr<Catalog> catalog;
+    // Shared: a statement keeps the catalog it started with even if a reload replaces it.
+    std::shared_ptr<const Catalog> catalog;
+    uint64 catalog_generation = 0;
+    uint64 membership_generation = 0;  // moved by every pg_auth_members / pg_authid change
     std::vector<Oid> agent_roles;
     std::unordered_set<Oid> catalog_tables;
     std::unordered_set<Oid> governed_relations;  // and their partitions and children
@@ -44,15 +49,19 @@ struct State {
 State state;
 
 void on_relcache(Datum, Oid relid) {
-    if (relid == InvalidOid || state.catalog_tables.count(relid) ||
-        state.governed_relations.count(relid)) {
+    if (relid == InvalidOid || state.catalog_tables.count(relid)) {
         state.catalog_stale = true;
         state.roles_stale = true;
         state.membership_stale = true;
+    } else if (state.governed_relations.count(relid)) {
+        state.catalog_stale = true;  // columns renamed or dropped, partitions attached
     }
 }
 
-void on_roles(Datum, int, uint32) { state.membership_stale = true; }
+void on_roles(Datum, int, uint32) {
+    state.membership_stale = true;
+    ++state.membership_generation;
+}
 
 // Rows of one query, as text (nullptr for NULL), copied out of SPI by the caller.
 struct Rows {
@@ -110,6 +119,9 @@ void as_extension_owner(Body &&body) {
         Saved s{};
         GetUserIdAndSecContext(&s.user, &s.sec);
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "pg_clarify: SPI_connect failed");
+        // The newest committed state, even inside a REPEATABLE READ transaction: the cache
+        // outlives the transaction that fills it.
+        PushActiveSnapshot(GetLatestSnapshot());
         // The caller's search_path must not choose the functions run as the owner.
         s.guc_level = NewGUCNestLevel();
         set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
@@ -137,6 +149,7 @@ void as_extension_owner(Body &&body) {
     pg_guard([&] {
         SetUserIdAndSecContext(saved.user, saved.sec);
         AtEOXact_GUC(true, saved.guc_level);
+        PopActiveSnapshot();
         SPI_finish();
     });
 }
@@ -179,22 +192,34 @@ struct ColumnName {
     char *qualified;  // "schema.table.column"; NULL when the column no longer exists
 };
 
-// Expands a governed column to the relation and every partition or inheritance child.
-ColumnName *resolve_column(Oid relation, const char *column, int *count) {
+// Expands a governed column to the relation and every partition or inheritance child. The
+// column is followed by number in the mapped relation (a rename keeps it governed) and by its
+// current name in the children, whose numbers may differ.
+ColumnName *resolve_column(Oid relation, AttrNumber attnum, const char *mapped_name, int *count) {
     return pg_guard([&]() -> ColumnName * {
         *count = 0;
-        if (!get_rel_name(relation)) return static_cast<ColumnName *>(nullptr);
+        if (!get_rel_name(relation)) {
+            ereport(LOG, (errmsg("pg_clarify: a governed column of relation %u is not governed: "
+                                 "the relation no longer exists", relation)));
+            return static_cast<ColumnName *>(nullptr);
+        }
+        char *column = attnum > 0 ? get_attname(relation, attnum, true) : nullptr;
+        if (!column) {
+            ereport(LOG, (errmsg("pg_clarify: column \"%s\" of relation \"%s\" is not governed: "
+                                 "it no longer exists", mapped_name, get_rel_name(relation))));
+            return static_cast<ColumnName *>(nullptr);
+        }
         List *family = find_all_inheritors(relation, NoLock, nullptr);
         ColumnName *out = static_cast<ColumnName *>(palloc0(sizeof(ColumnName) * list_length(family)));
         ListCell *lc;
         foreach (lc, family) {
             Oid member = lfirst_oid(lc);
-            AttrNumber attnum = get_attnum(member, column);
+            AttrNumber member_attnum = member == relation ? attnum : get_attnum(member, column);
             char *relname = get_rel_name(member);
-            if (attnum == InvalidAttrNumber || !relname) continue;
+            if (member_attnum == InvalidAttrNumber || !relname) continue;
             char *nspname = get_namespace_name(get_rel_namespace(member));
             out[*count].relation = member;
-            out[*count].attnum = attnum;
+            out[*count].attnum = member_attnum;
             out[*count].qualified = psprintf("%s.%s.%s", nspname, relname, column);
             ++*count;
         }
@@ -255,11 +280,13 @@ void load_catalog(Catalog &catalog) {
         a.expires_at = number(approvals, r, 6);
         catalog.add_approval(std::move(a));
     }
-    Rows columns =
-        query("SELECT concept_id, relation::oid::text, column_name::text FROM clarify.concept_columns");
+    Rows columns = query(
+        "SELECT concept_id, relation::oid::text, column_name::text, coalesce(attnum, 0)::text "
+        "FROM clarify.concept_columns");
     for (uint64 r = 0; r < columns.count; ++r) {
         int count = 0;
         ColumnName *names = resolve_column(static_cast<Oid>(number(columns, r, 1)),
+                                           static_cast<AttrNumber>(number(columns, r, 3)),
                                            columns.at(r, 2), &count);
         for (int i = 0; i < count; ++i) {
             catalog.add_column(ColumnKey{names[i].relation, names[i].attnum},
@@ -281,7 +308,11 @@ void register_invalidation_callbacks() {
 bool loading_governance() { return state.loading; }
 
 bool extension_present() {
-    return pg_guard([] { return OidIsValid(get_extension_oid("pg_clarify", true)); });
+    // The schema first: a syscache probe, so databases without the extension pay nothing more.
+    return pg_guard([] {
+        return OidIsValid(get_namespace_oid("clarify", true)) &&
+               OidIsValid(get_extension_oid("pg_clarify", true));
+    });
 }
 
 bool session_is_gated() {
@@ -311,10 +342,10 @@ bool session_is_gated() {
     return gated;
 }
 
-const Catalog *governance_catalog() {
-    if (!state.catalog_stale && state.catalog) return state.catalog.get();
+std::shared_ptr<const Catalog> governance_catalog() {
+    if (!state.catalog_stale && state.catalog) return state.catalog;
     if (!extension_present() || pg_guard([] { return creating_extension; })) return nullptr;
-    auto fresh = std::make_unique<Catalog>();
+    auto fresh = std::make_shared<Catalog>();
     state.catalog_stale = false;
     try {
         as_extension_owner([&] {
@@ -326,23 +357,44 @@ const Catalog *governance_catalog() {
         throw;
     }
     state.catalog = std::move(fresh);
-    return state.catalog.get();
+    ++state.catalog_generation;
+    return state.catalog;
 }
 
 AgentContext agent_context(const Catalog &catalog) {
-    AgentContext ctx;
-    ctx.now = unix_micros_now();
+    // Memberships are cached per (session user, outer role, catalog): the roles a catalog names
+    // change only with it, and memberships only with pg_auth_members (the syscache callback).
+    struct Cached {
+        const Catalog *catalog = nullptr;
+        uint64 generation = ~0ULL, memberships = ~0ULL;
+        Oid session = InvalidOid, outer = InvalidOid;
+        std::unordered_set<RoleId> member_of;
+    };
+    static Cached cached;
     struct Who {
         Oid session, outer;
     };
     Who who = pg_guard([] { return Who{GetSessionUserId(), GetOuterUserId()}; });
-    for (RoleId role : catalog.referenced_roles()) {
-        bool member = pg_guard([&] {
-            return is_member_of_role_nosuper(who.session, role) ||
-                   is_member_of_role_nosuper(who.outer, role);
-        });
-        if (member) ctx.member_of.insert(role);
+    if (cached.catalog != &catalog || cached.generation != state.catalog_generation ||
+        cached.session != who.session || cached.outer != who.outer ||
+        cached.memberships != state.membership_generation) {
+        cached.member_of.clear();
+        for (RoleId role : catalog.referenced_roles()) {
+            bool member = pg_guard([&] {
+                return is_member_of_role_nosuper(who.session, role) ||
+                       is_member_of_role_nosuper(who.outer, role);
+            });
+            if (member) cached.member_of.insert(role);
+        }
+        cached.catalog = &catalog;
+        cached.generation = state.catalog_generation;
+        cached.memberships = state.membership_generation;
+        cached.session = who.session;
+        cached.outer = who.outer;
     }
+    AgentContext ctx;
+    ctx.now = unix_micros_now();
+    ctx.member_of = cached.member_of;
     return ctx;
 }
 

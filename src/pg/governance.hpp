@@ -6,6 +6,8 @@
 #include "catalog.hpp"
 #include "decision.hpp"
 
+#include <memory>
+
 
 namespace clarify::pg {
 
@@ -18,8 +20,9 @@ bool extension_present();
 // Superuser status alone never counts. Cached until roles or memberships change.
 bool session_is_gated();
 
-// The catalog as of the last committed change, or nullptr when the extension is absent.
-const Catalog *governance_catalog();
+// The catalog as of the last committed change, or nullptr when the extension is absent. Hold
+// the pointer for as long as the catalog is used: a reload may replace it meanwhile.
+std::shared_ptr<const Catalog> governance_catalog();
 
 // Who is asking and when, for the rules of the core.
 AgentContext agent_context(const Catalog &catalog);

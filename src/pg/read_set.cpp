@@ -4,11 +4,14 @@
 
 extern "C" {
 #include "access/sysattr.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "miscadmin.h"
 #include "nodes/bitmapset.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
 #include "parser/parsetree.h"
+#include "utils/syscache.h"
 }
 
 namespace clarify::pg {
@@ -55,13 +58,32 @@ void record(Walk *w, Index rti, AttrNumber attnum) {
     w->count++;
 }
 
-// Every column a range table entry selects: used where a plan cannot be traced precisely.
+// Every column a range table entry selects: used where a plan cannot be traced precisely, and
+// for views (whose own entry keeps exactly the columns the statement uses).
 void record_selected(Walk *w, Index rti) {
     RangeTblEntry *rte = rt_fetch(rti, w->stmt->rtable);
-    if (!reads_relation(rte)) return;
+    if (rte->rtekind != RTE_RELATION) return;
     int col = -1;
     while ((col = bms_next_member(selected_columns(rte), col)) >= 0)
         record(w, rti, col + FirstLowInvalidHeapAttributeNumber);
+}
+
+// An index scan returns rows in the order of the index's keys: a LIMIT or the client sees that
+// order, so the key columns are read even when nothing else mentions them.
+void record_index_keys(Walk *w, Index rti, Oid index) {
+    if (rti < 1 || rti > (Index)list_length(w->stmt->rtable) || !w->watched[rti - 1]) return;
+    HeapTuple tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+    if (!HeapTupleIsValid(tuple)) return;
+    Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
+    bool expressions = false;
+    for (int k = 0; k < form->indnkeyatts; ++k) {
+        if (form->indkey.values[k] == 0)
+            expressions = true;
+        else
+            record(w, rti, form->indkey.values[k]);
+    }
+    ReleaseSysCache(tuple);
+    if (expressions) record(w, rti, 0);  // keys computed from columns: count them all
 }
 
 void walk_subplan_ref(Walk *w, int plan_id) {
@@ -106,13 +128,20 @@ bool expr_walker(Node *node, void *context) {
 
 void walk_exprs(Frame *f, void *exprs) { expr_walker((Node *)exprs, f); }
 
-// Demanded entries of a target list are evaluated; the others are not reads.
+// Whether nothing upstream uses this entry and skipping it hides nothing: only a plain column
+// reference passed along. Anything computed is evaluated whether or not it is used (a
+// set-returning or volatile function, a division that can fail, a materialized CTE's columns),
+// so it is a read.
+bool skippable(const TargetEntry *te, Bitmapset *demand, bool demand_all) {
+    if (demand_all || bms_is_member(te->resno, demand) || bms_is_member(0, demand)) return false;
+    return te->expr && IsA(te->expr, Var);
+}
+
 void walk_tlist(Frame *f, List *tlist, Bitmapset *demand, bool demand_all) {
     ListCell *lc;
     foreach (lc, tlist) {
         TargetEntry *te = (TargetEntry *)lfirst(lc);
-        if (demand_all || bms_is_member(te->resno, demand) || bms_is_member(0, demand))
-            walk_exprs(f, te->expr);
+        if (!skippable(te, demand, demand_all)) walk_exprs(f, te->expr);
     }
 }
 
@@ -188,8 +217,10 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
                 case T_IndexScan:
                     walk_exprs(&f, ((IndexScan *)plan)->indexqualorig);
                     walk_exprs(&f, ((IndexScan *)plan)->indexorderbyorig);
+                    record_index_keys(w, scan->scanrelid, ((IndexScan *)plan)->indexid);
                     break;
                 case T_IndexOnlyScan:
+                    record_index_keys(w, scan->scanrelid, ((IndexOnlyScan *)plan)->indexid);
                     walk_exprs(&f, ((IndexOnlyScan *)plan)->indexqual);
                     walk_exprs(&f, ((IndexOnlyScan *)plan)->recheckqual);
                     walk_exprs(&f, ((IndexOnlyScan *)plan)->indexorderby);
@@ -223,8 +254,7 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
             ListCell *tc;
             foreach (tc, plan->targetlist) {
                 TargetEntry *te = (TargetEntry *)lfirst(tc);
-                if (demand_all || bms_is_member(te->resno, demand) || bms_is_member(0, demand))
-                    scan_var_walker((Node *)te->expr, &c);
+                if (!skippable(te, demand, demand_all)) scan_var_walker((Node *)te->expr, &c);
             }
             scan_var_walker((Node *)plan->qual, &c);
             bool all = bms_is_member(0, c.demand);
@@ -266,11 +296,17 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
             f.n_outer = 0;
             f.inner_demand = nullptr;
             f.scanrelid = scanrelid;
+            // Partitions and children carry no selected columns of their own: what the scan
+            // returns and filters on is read, whole.
+            walk_tlist(&f, plan->targetlist, nullptr, true);
+            walk_exprs(&f, plan->qual);
             if (IsA(plan, ForeignScan)) {
                 walk_exprs(&f, ((ForeignScan *)plan)->fdw_exprs);
                 walk_exprs(&f, ((ForeignScan *)plan)->fdw_recheck_quals);
+                walk_exprs(&f, ((ForeignScan *)plan)->fdw_scan_tlist);
             } else {
                 walk_exprs(&f, ((CustomScan *)plan)->custom_exprs);
+                walk_exprs(&f, ((CustomScan *)plan)->custom_scan_tlist);
                 ListCell *cc;
                 foreach (cc, ((CustomScan *)plan)->custom_plans)
                     walk_plan(w, (Plan *)lfirst(cc), nullptr, true);
@@ -310,6 +346,13 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
         case T_ModifyTable: {
             ModifyTable *mt = (ModifyTable *)plan;
             f.inner_demand = nullptr;
+            // Changing a row exposes it: constraint errors print it, triggers see OLD. The rows
+            // an UPDATE, MERGE or ON CONFLICT DO UPDATE touches are read whole.
+            if (mt->operation == CMD_UPDATE || mt->operation == CMD_MERGE ||
+                mt->onConflictAction == ONCONFLICT_UPDATE) {
+                ListCell *rc;
+                foreach (rc, mt->resultRelations) record(w, lfirst_int(rc), 0);
+            }
             walk_exprs(&f, mt->returningLists);
             walk_exprs(&f, mt->withCheckOptionLists);
             walk_exprs(&f, mt->onConflictSet);
@@ -441,6 +484,13 @@ Walk new_walk(PlannedStmt *stmt, const bool *watched) {
 
 ReadSet plan_read_set(PlannedStmt *stmt, const bool *watched) {
     Walk w = new_walk(stmt, watched);
+    // A governed column of a view: no plan node scans the view, but its entry (kept for the
+    // permission check) selects exactly the view columns the statement uses.
+    for (int rti = 1; rti <= list_length(stmt->rtable); ++rti) {
+        RangeTblEntry *rte = rt_fetch(rti, stmt->rtable);
+        if (watched[rti - 1] && rte->rtekind == RTE_RELATION && rte->relkind == RELKIND_VIEW)
+            record_selected(&w, rti);
+    }
     // The statement's output, junk columns (sort keys) included, is what the client asked for.
     walk_plan(&w, stmt->planTree, nullptr, true);
     // Subplans reached by no reference still run (data-modifying CTEs): their quals are reads.

@@ -54,6 +54,8 @@ bool check_resolution(char **newval, void **extra, GucSource) {
         std::strncpy(problem, "out of memory", sizeof(problem) - 1);
     } catch (const std::exception &e) {
         std::strncpy(problem, e.what(), sizeof(problem) - 1);
+    } catch (...) {
+        std::strncpy(problem, "unexpected error", sizeof(problem) - 1);
     }
     if (!block) {
         GUC_check_errcode(ERRCODE_INVALID_PARAMETER_VALUE);

@@ -22,7 +22,7 @@ SELECT col_type_is('clarify', 'concepts', 'valid_from', 'timestamp with time zon
 SELECT col_type_is('clarify', 'concepts', 'valid_until', 'timestamp with time zone', 'concepts.valid_until is timestamp with time zone');
 SELECT col_is_pk('clarify', 'concepts', 'id', 'concepts is keyed by id');
 
-SELECT columns_are('clarify', 'concept_columns', ARRAY['concept_id', 'relation', 'column_name']);
+SELECT columns_are('clarify', 'concept_columns', ARRAY['concept_id', 'relation', 'column_name', 'attnum']);
 SELECT col_type_is('clarify', 'concept_columns', 'relation', 'regclass', 'concept_columns.relation is regclass');
 SELECT col_type_is('clarify', 'concept_columns', 'column_name', 'name', 'concept_columns.column_name is name');
 SELECT col_is_pk('clarify', 'concept_columns', ARRAY['concept_id', 'relation', 'column_name'], 'concept_columns is keyed by (concept_id, relation, column_name)');
