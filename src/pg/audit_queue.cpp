@@ -137,6 +137,14 @@ int start_writer(AuditSlot *slot) {
     return 0;
 }
 
+EnqueueResult timed_out(AuditSlot *slot) {
+    ConditionVariableCancelSleep();
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    slot->timeouts++;
+    LWLockRelease(slot->lock);
+    return EnqueueResult::TimedOut;
+}
+
 long remaining_ms(TimestampTz deadline) {
     long ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
     return ms;
@@ -210,13 +218,7 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         }
         LWLockRelease(slot->lock);
         long wait = remaining_ms(deadline);
-        if (wait <= 0) {
-            ConditionVariableCancelSleep();
-            LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-            slot->timeouts++;
-            LWLockRelease(slot->lock);
-            return EnqueueResult::TimedOut;
-        }
+        if (wait <= 0) return timed_out(slot);
         ConditionVariableTimedSleep(&slot->committed, wait, PG_WAIT_EXTENSION);
     }
     ConditionVariableCancelSleep();
@@ -226,13 +228,7 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
     ConditionVariablePrepareToSleep(&slot->committed);
     while (pg_atomic_read_u64(&slot->read_pos) < end) {
         long wait = remaining_ms(deadline);
-        if (wait <= 0) {
-            ConditionVariableCancelSleep();
-            LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-            slot->timeouts++;
-            LWLockRelease(slot->lock);
-            return EnqueueResult::TimedOut;
-        }
+        if (wait <= 0) return timed_out(slot);
         if (ConditionVariableTimedSleep(&slot->committed, Min(wait, kWaiterCheckMs),
                                         PG_WAIT_EXTENSION))
             (void)start_writer(slot);  // a writer that died is replaced
