@@ -128,7 +128,7 @@ BEGIN
     PERFORM pg_sleep(0.05);
   END LOOP;
 END $$;
-SELECT decision, state, reason FROM clarify.audit WHERE question_id = 'q_audit_locked';
+SELECT decision, state, reason FROM clarify.audit WHERE question_id = 'q_audit_locked' ORDER BY decision_id;
 
 -- Evaluation views: a question that needed one clarification round, then a confirmation.
 SET ROLE regress_agent;
@@ -150,7 +150,7 @@ SELECT decision, state FROM clarify.audit_daily ORDER BY decision, state;
 
 -- A decision the audit table refuses (here a constraint a DBA added) is retried, then stored
 -- reduced to who, when and the outcome; the decisions after it are not held up.
-ALTER TABLE clarify.audit_log ADD CONSTRAINT regress_poison CHECK (question_id IS DISTINCT FROM 'q_poison');
+ALTER TABLE clarify.audit_batches ADD CONSTRAINT regress_poison CHECK (NOT 'q_poison' = ANY (question_ids));
 SET ROLE regress_agent;
 SET pg_clarify.resolution = '{"question_id": "q_poison"}';
 \set VERBOSITY terse
@@ -159,7 +159,7 @@ SELECT sum(booked_amount) FROM sales.orders;
 SET pg_clarify.resolution = '{"question_id": "q_after_poison"}';
 SELECT count(*) AS served_after_poison FROM sales.orders WHERE customer_country = 'France';
 RESET ROLE;
-ALTER TABLE clarify.audit_log DROP CONSTRAINT regress_poison;
+ALTER TABLE clarify.audit_batches DROP CONSTRAINT regress_poison;
 SELECT decision, state, statement, reason FROM clarify.audit WHERE reason LIKE 'unwritable decision for question "q_poison"%';
 SELECT decision FROM clarify.audit WHERE question_id = 'q_after_poison';
 SELECT failed_batches >= 3 AS retried, last_error IS NULL AS recovered FROM clarify.audit_queue() WHERE database = current_database();
@@ -171,9 +171,10 @@ SELECT count(*) FROM clarify.audit;
 SELECT count(*) FROM clarify.audit_log;
 SELECT clarify.purge_audit('0 days');
 RESET ROLE;
+UPDATE clarify.audit_batches SET pids = '{}';
+DELETE FROM clarify.audit_batches;
+TRUNCATE clarify.audit_batches;
 UPDATE clarify.audit_log SET pid = 0;
-DELETE FROM clarify.audit_log;
-TRUNCATE clarify.audit_log;
 UPDATE clarify.audit_texts SET body = 'x';
 \set VERBOSITY default
 SELECT clarify.purge_audit('1 day') AS purged_older_than_a_day;

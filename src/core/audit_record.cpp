@@ -67,7 +67,7 @@ private:
     std::size_t pos_ = 0;
 };
 
-constexpr std::uint32_t kFormat = 0x41554432;  // "AUD2"
+constexpr std::uint32_t kFormat = 0x41554433;  // "AUD3"
 
 }  // namespace
 
@@ -83,6 +83,8 @@ void encode(const AuditRecord &a, std::string &out) {
     put<std::uint8_t>(out, a.allowed);
     put<std::uint8_t>(out, a.sync);
     put<std::uint8_t>(out, static_cast<std::uint8_t>(a.state));
+    put(out, a.record_hash);
+    put(out, a.shape_hash);
     for (const std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns,
                                  &a.bindings, &a.payload, &a.record, &a.note})
         put_text(out, *s);
@@ -105,6 +107,8 @@ AuditRecord decode(std::string_view bytes) {
     if (state > static_cast<std::uint8_t>(State::Unverified))
         throw AuditFormatError("audit entry with an unknown state");
     a.state = static_cast<State>(state);
+    a.record_hash = r.get<std::int64_t>();
+    a.shape_hash = r.get<std::int64_t>();
     for (std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
                            &a.payload, &a.record, &a.note})
         *s = r.text();
@@ -112,18 +116,38 @@ AuditRecord decode(std::string_view bytes) {
     return a;
 }
 
+// Eight bytes at a time (multiply-xorshift), then a final avalanche; stable across platforms
+// with the same byte order, which is all a key stored in the same database needs.
 std::int64_t content_hash(std::string_view kind, std::string_view text) {
-    std::uint64_t h = 1469598103934665603ULL;
+    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+    std::uint64_t h = 0x243F6A8885A308D3ULL ^ (text.size() * kMul);
     auto mix = [&h](std::string_view s) {
-        for (unsigned char c : s) {
-            h ^= c;
-            h *= 1099511628211ULL;
+        std::size_t i = 0;
+        for (; i + 8 <= s.size(); i += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, s.data() + i, 8);
+            h = (h ^ word) * kMul;
+            h ^= h >> 29;
         }
+        std::uint64_t tail = 0;
+        std::memcpy(&tail, s.data() + i, s.size() - i);
+        h = (h ^ tail ^ (std::uint64_t(s.size() - i) << 56)) * kMul;
+        h ^= h >> 32;
     };
     mix(kind);
-    mix(std::string_view("\0", 1));
     mix(text);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 33;
     return static_cast<std::int64_t>(h);
+}
+
+std::int64_t shape_hash_of(const AuditRecord &a) {
+    std::string key = std::string(a.allowed ? "1" : "0") + to_string(a.state) + '\0' + a.reason +
+                      '\0' + a.columns + '\0' + a.bindings + '\0' + a.payload;
+    return content_hash("shape", key);
 }
 
 }  // namespace clarify

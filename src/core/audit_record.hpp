@@ -31,7 +31,14 @@ struct AuditRecord {
     // Non-empty for a note about an earlier decision (same decision_id), not a decision: e.g.
     // that its statement was refused because its decision was not audited in time.
     std::string note;
+    // Content hashes of the record and of the decision's shape (allowed, state, reason, columns,
+    // bindings, payload), computed once by the backend for a decision it reuses; 0: not given.
+    std::int64_t record_hash = 0;
+    std::int64_t shape_hash = 0;
 };
+
+// The hash under which the audit stores a decision's shape.
+std::int64_t shape_hash_of(const AuditRecord &record);
 
 class AuditFormatError : public std::runtime_error {
 public:

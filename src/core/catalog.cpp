@@ -94,6 +94,26 @@ void Catalog::finalize() {
     std::sort(roles.begin(), roles.end());
     roles.erase(std::unique(roles.begin(), roles.end()), roles.end());
     referenced_roles_ = std::move(roles);
+
+    std::vector<Timestamp> times;
+    auto note = [&times](Timestamp t) {
+        if (t != kNoLimit && t != kSinceAlways) times.push_back(t);
+    };
+    for (const auto &entry : concepts_) {
+        note(entry.second.valid_from);
+        note(entry.second.valid_until);
+    }
+    for (const auto &entry : defaults_)
+        for (const Default &d : entry.second) note(d.valid_until);
+    for (const auto &entry : approvals_)
+        for (const Approval &a : entry.second) note(a.expires_at);
+    std::sort(times.begin(), times.end());
+    change_times_ = std::move(times);
+}
+
+Timestamp Catalog::next_change_after(Timestamp now) const {
+    auto it = std::upper_bound(change_times_.begin(), change_times_.end(), now);
+    return it == change_times_.end() ? kNoLimit : *it;
 }
 
 const Concept *Catalog::concept(const std::string &id) const {

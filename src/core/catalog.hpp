@@ -41,6 +41,9 @@ public:
     // Every governed column of a relation (what a whole-row reference reads).
     std::vector<const GovernedColumn *> columns_of(std::uint32_t relation) const;
     std::size_t column_count() const { return columns_.size(); }
+    // The first moment after `now` at which some validity window, default or approval starts or
+    // ends: until then, a decision made at `now` stays the same.
+    Timestamp next_change_after(Timestamp now) const;
     // Every role named by a default's scope or an approval's grantee.
     const std::vector<RoleId> &referenced_roles() const { return referenced_roles_; }
     std::size_t concept_count() const { return concepts_.size(); }
@@ -54,6 +57,7 @@ private:
     std::unordered_map<ColumnKey, GovernedColumn, ColumnKeyHash> columns_;
     std::unordered_map<std::uint32_t, std::vector<ColumnKey>> relation_columns_;
     std::vector<RoleId> referenced_roles_;
+    std::vector<Timestamp> change_times_;  // sorted
 };
 
 // Lower-case ASCII letters and trim surrounding white space: how terms are compared.

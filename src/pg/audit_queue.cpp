@@ -208,7 +208,9 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
             end = w + need;
             Latch *writer = slot->writer_latch;
             LWLockRelease(slot->lock);
-            if (writer) SetLatch(writer);
+            // A sync decision wakes the writer at once; async ones let it gather a batch (it
+            // looks every kAsyncPollMs) unless the queue is filling up.
+            if (writer && (sync || (end - r) * 4 > queue->ring_size)) SetLatch(writer);
             break;
         }
         if (!sync) {

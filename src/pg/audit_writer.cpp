@@ -26,6 +26,7 @@ extern "C" {
 PGDLLEXPORT void clarify_audit_writer_main(Datum arg);
 }
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -38,6 +39,9 @@ namespace {
 // other sessions to go.
 constexpr long kIdleExitMs = 2000;
 constexpr long kMaxBackoffMs = 5000;
+// Async decisions do not wake the writer: it collects them this often (the manual's "about a
+// second" of async loss is an upper bound).
+constexpr long kAsyncPollMs = 100;
 
 // Statements, records and decision shapes repeat: each is stored once, keyed by content hash.
 // The writer remembers which it already stored; purge_audit() may delete orphans, and bumps a
@@ -78,25 +82,55 @@ struct Statement {
     const char *sql;
     int nargs;
     SPIPlanPtr plan;
+    const Oid *types;  // nullptr: every parameter is text[]
 };
 
-void execute(Statement &statement, const std::vector<Column> &columns) {
-    int n = static_cast<int>(columns.size());
-    std::vector<Datum> values;
-    for (const Column &c : columns) values.push_back(text_array(c));
-    const Datum *v = values.data();
+void run(Statement &statement, const Datum *values) {
     pg_guard([&] {
         if (!statement.plan) {
             Oid types[16];
-            for (int i = 0; i < statement.nargs; ++i) types[i] = TEXTARRAYOID;
+            for (int i = 0; i < statement.nargs; ++i)
+                types[i] = statement.types ? statement.types[i] : TEXTARRAYOID;
             SPIPlanPtr plan = SPI_prepare(statement.sql, statement.nargs, types);
             if (!plan) elog(ERROR, "pg_clarify audit writer: cannot prepare: %s", statement.sql);
             SPI_keepplan(plan);
             statement.plan = plan;
         }
-        int rc = SPI_execute_plan(statement.plan, const_cast<Datum *>(v), nullptr, false, 0);
+        int rc = SPI_execute_plan(statement.plan, const_cast<Datum *>(values), nullptr, false, 0);
         if (rc < 0) elog(ERROR, "pg_clarify audit writer: SPI error %d", rc);
-        (void)n;
+    });
+}
+
+void execute(Statement &statement, const std::vector<Column> &columns) {
+    std::vector<Datum> values;
+    for (const Column &c : columns) values.push_back(text_array(c));
+    run(statement, values.data());
+}
+
+// A one-dimensional array of a fixed-width, by-value type (int8, timestamptz, oid, int4).
+template <typename T>
+Datum value_array(const std::vector<T> &values, const std::vector<bool> *nulls, Oid type) {
+    int n = static_cast<int>(values.size());
+    const T *v = values.data();
+    std::vector<char> isnull(n, 0);
+    if (nulls)
+        for (int i = 0; i < n; ++i) isnull[i] = (*nulls)[i];
+    const char *nl = isnull.data();
+    return pg_guard([&] {
+        Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * (n + 1)));
+        bool *flags = static_cast<bool *>(palloc(sizeof(bool) * (n + 1)));
+        for (int i = 0; i < n; ++i) {
+            flags[i] = nl[i];
+            if constexpr (sizeof(T) == 8)
+                elems[i] = Int64GetDatum(static_cast<int64>(v[i]));
+            else
+                elems[i] = Int32GetDatum(static_cast<int32>(v[i]));
+        }
+        int dims[1] = {n}, lbs[1] = {1};
+        bool eight = sizeof(T) == 8;
+        return PointerGetDatum(construct_md_array(elems, flags, 1, dims, lbs, type, eight ? 8 : 4,
+                                                  eight ? FLOAT8PASSBYVAL : true,
+                                                  eight ? TYPALIGN_DOUBLE : TYPALIGN_INT));
     });
 }
 
@@ -119,13 +153,14 @@ Statement insert_notes = {
     "INSERT INTO clarify.audit_notes (decision_id, noted_at, note) "
     "SELECT i::int8, " CLARIFY_TIMESTAMP " , n FROM unnest($1, $2, $3) AS u(i, t, n)",
     3, nullptr};
-Statement insert_log = {
-    "INSERT INTO clarify.audit_log (decision_id, decided_at, session_role, acting_role, pid, "
-    "query_id, statement_hash, shape_hash, record_hash, question_id) "
-    "SELECT i::int8, " CLARIFY_TIMESTAMP ", sr::oid, ar::oid, p::int4, q::int8, st::int8, sh::int8, rh::int8, qi "
-    "FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS u(i, t, sr, ar, p, q, st, sh, rh, qi) "
-    "ON CONFLICT (decision_id) DO NOTHING",
-    10, nullptr};
+const Oid batch_types[] = {TIMESTAMPTZOID, TIMESTAMPTZOID, INT8ARRAYOID, 1185 /* timestamptz[] */,
+                          OIDARRAYOID, OIDARRAYOID, INT4ARRAYOID, INT8ARRAYOID,
+                          INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, TEXTARRAYOID};
+Statement insert_batch = {
+    "INSERT INTO clarify.audit_batches (first_decided_at, last_decided_at, decision_ids, "
+    "decided_ats, session_roles, acting_roles, pids, query_ids, statement_hashes, shape_hashes, "
+    "record_hashes, question_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    12, nullptr, batch_types};
 
 std::string number(long long v) { return std::to_string(v); }
 
@@ -165,7 +200,11 @@ void write_batch(const std::vector<AuditRecord> &batch) {
     Column text_hash, text_body;
     Column shape_hash, shape_allowed, shape_state, shape_reason, shape_columns, shape_bindings,
         shape_payload;
-    Column id, at, session_role, acting_role, pid, query_id, statement, shape, record, question;
+    std::vector<int64> id, at, query_id, statement, shape, record;
+    std::vector<bool> record_null;
+    std::vector<Oid> session_role, acting_role;
+    std::vector<int32> pid;
+    Column question;
     Column note_id, note_at, note_text;
     std::unordered_set<int64> fresh;
     auto remember_text = [&](const char *kind, const std::string &body) {
@@ -184,11 +223,11 @@ void write_batch(const std::vector<AuditRecord> &batch) {
             continue;
         }
         int64 statement_h = remember_text("statement", a.statement);
-        std::optional<std::string> record_h;
-        if (!a.record.empty()) record_h = number(remember_text("record", a.record));
-        std::string shape_key = std::string(a.allowed ? "1" : "0") + to_string(a.state) + '\0' +
-                                a.reason + '\0' + a.columns + '\0' + a.bindings + '\0' + a.payload;
-        int64 shape_h = content_hash("shape", shape_key);
+        record_null.push_back(a.record.empty());
+        record.push_back(a.record.empty() ? 0
+                         : a.record_hash && stored.count(a.record_hash) ? a.record_hash
+                                                                        : remember_text("record", a.record));
+        int64 shape_h = a.shape_hash ? a.shape_hash : shape_hash_of(a);
         if (!stored.count(shape_h) && fresh.insert(shape_h).second) {
             shape_hash.push_back(number(shape_h));
             shape_allowed.push_back(a.allowed ? "true" : "false");
@@ -199,15 +238,14 @@ void write_batch(const std::vector<AuditRecord> &batch) {
             shape_payload.push_back(a.payload.empty() ? std::nullopt
                                                       : std::optional<std::string>(a.payload));
         }
-        id.push_back(number(static_cast<long long>(a.decision_id)));
-        at.push_back(number(a.decided_at));
-        session_role.push_back(number(a.session_role));
-        acting_role.push_back(number(a.acting_role));
-        pid.push_back(number(a.pid));
-        query_id.push_back(number(a.query_id));
-        statement.push_back(number(statement_h));
-        shape.push_back(number(shape_h));
-        record.push_back(record_h);
+        id.push_back(static_cast<int64>(a.decision_id));
+        at.push_back(a.decided_at);
+        session_role.push_back(a.session_role);
+        acting_role.push_back(a.acting_role);
+        pid.push_back(a.pid);
+        query_id.push_back(a.query_id);
+        statement.push_back(statement_h);
+        shape.push_back(shape_h);
         question.push_back(a.question_id.empty() ? std::nullopt
                                                  : std::optional<std::string>(a.question_id));
     }
@@ -215,9 +253,24 @@ void write_batch(const std::vector<AuditRecord> &batch) {
     if (!shape_hash.empty())
         execute(insert_shapes, {shape_hash, shape_allowed, shape_state, shape_reason,
                                 shape_columns, shape_bindings, shape_payload});
-    if (!id.empty())
-        execute(insert_log,
-                {id, at, session_role, acting_role, pid, query_id, statement, shape, record, question});
+    if (!id.empty()) {
+        auto [first, last] = std::minmax_element(at.begin(), at.end());
+        Datum values[12] = {
+            Int64GetDatum(*first),
+            Int64GetDatum(*last),
+            value_array(id, nullptr, INT8OID),
+            value_array(at, nullptr, TIMESTAMPTZOID),
+            value_array(session_role, nullptr, OIDOID),
+            value_array(acting_role, nullptr, OIDOID),
+            value_array(pid, nullptr, INT4OID),
+            value_array(query_id, nullptr, INT8OID),
+            value_array(statement, nullptr, INT8OID),
+            value_array(shape, nullptr, INT8OID),
+            value_array(record, &record_null, INT8OID),
+            text_array(question),
+        };
+        run(insert_batch, values);
+    }
     if (!note_id.empty()) execute(insert_notes, {note_id, note_at, note_text});
     pg_guard([] {
         SPI_finish();
@@ -332,7 +385,7 @@ void writer_loop(Oid database) {
         if (written == 0 && TimestampDifferenceExceeds(last_work, now, kIdleExitMs) &&
             pg_guard([&] { return audit_worker_release_if_idle(slot); }))
             return;
-        long timeout = backoff ? backoff : 1000;
+        long timeout = backoff ? backoff : kAsyncPollMs;
         pg_guard([&] {
             (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
                             PG_WAIT_EXTENSION);

@@ -123,15 +123,56 @@ const char *audit_outcome(EnqueueResult result) {
 
 // Decides one statement for a gated session, audits the decision (sync: committed before
 // anything else happens) and throws the clarification error on rejection.
-void decide_statement(const Catalog &catalog, const std::vector<const GovernedColumn *> &read,
-                      const PlannedStmt *stmt, const char *source) {
-    const ResolutionRecord &record = current_record();
-    AgentContext ctx = agent_context(catalog);
-    Decision decision = decide(catalog, ctx, record, read);
+// The last decision and its rendered audit fields, reused while nothing it depends on moved:
+// the same governed columns read, the same record, catalog, memberships and roles, and no
+// validity window, default or approval starting or ending since. A prepared statement run over
+// and over decides once.
+struct DecisionCache {
+    std::shared_ptr<const Catalog> catalog;  // keeps the GovernedColumn pointers alive
+    uint64 catalog_generation = 0, membership_generation = 0;
+    unsigned long record_generation = 0;
+    Oid session = InvalidOid, outer = InvalidOid;
+    Timestamp valid_until = 0;
+    std::vector<const GovernedColumn *> read;
+    Decision decision;
+    AuditRecord audit;  // without the per-statement facts
+};
+DecisionCache cached;
 
-    // Captured now: a rejection's abort will undo any SET LOCAL of the record.
-    AuditRecord audit =
-        audit_record_of(catalog, decision, record, resolution_text ? resolution_text : "");
+void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
+                      const std::vector<const GovernedColumn *> &read, const PlannedStmt *stmt,
+                      const char *source) {
+    const Catalog &catalog = *catalog_ptr;
+    struct Key {
+        Oid session, outer;
+        Timestamp now;
+    };
+    Key key = pg_guard([] { return Key{GetSessionUserId(), GetOuterUserId(), statement_time()}; });
+    bool hit = cached.catalog == catalog_ptr && cached.catalog_generation == catalog_generation() &&
+               cached.membership_generation == membership_generation() &&
+               cached.record_generation == record_generation() && cached.session == key.session &&
+               cached.outer == key.outer && key.now < cached.valid_until && cached.read == read;
+    if (!hit) {
+        const ResolutionRecord &record = current_record();
+        AgentContext ctx = agent_context(catalog);
+        cached.decision = decide(catalog, ctx, record, read);
+        // Captured now: a rejection's abort will undo any SET LOCAL of the record.
+        cached.audit = audit_record_of(catalog, cached.decision, record,
+                                       resolution_text ? resolution_text : "");
+        cached.audit.shape_hash = shape_hash_of(cached.audit);
+        if (!cached.audit.record.empty())
+            cached.audit.record_hash = content_hash("record", cached.audit.record);
+        cached.catalog = catalog_ptr;
+        cached.catalog_generation = catalog_generation();
+        cached.membership_generation = membership_generation();
+        cached.record_generation = record_generation();
+        cached.session = key.session;
+        cached.outer = key.outer;
+        cached.valid_until = catalog.next_change_after(key.now);
+        cached.read = read;
+    }
+    const Decision &decision = cached.decision;
+    AuditRecord audit = cached.audit;
     struct Facts {
         uint64 id;
         TimestampTz at;
@@ -234,7 +275,7 @@ void gate_range_table(List *range_table) {
     });
     std::vector<const GovernedColumn *> read = governed_reads(*catalog, reads);
     if (read.empty()) return;
-    decide_statement(*catalog, read, stmt, stmt ? starting_text : debug_query_string);
+    decide_statement(catalog, read, stmt, stmt ? starting_text : debug_query_string);
 }
 
 void clarify_executor_start(QueryDesc *query_desc, int eflags) {

@@ -361,6 +361,10 @@ std::shared_ptr<const Catalog> governance_catalog() {
     return state.catalog;
 }
 
+uint64 catalog_generation() { return state.catalog_generation; }
+uint64 membership_generation() { return state.membership_generation; }
+Timestamp statement_time() { return unix_micros_now(); }
+
 AgentContext agent_context(const Catalog &catalog) {
     // Memberships are cached per (session user, outer role, catalog): the roles a catalog names
     // change only with it, and memberships only with pg_auth_members (the syscache callback).

@@ -27,6 +27,11 @@ std::shared_ptr<const Catalog> governance_catalog();
 // Who is asking and when, for the rules of the core.
 AgentContext agent_context(const Catalog &catalog);
 
+// What a decision depends on besides the statement: the catalog, the memberships, the time.
+uint64 catalog_generation();
+uint64 membership_generation();
+Timestamp statement_time();  // microseconds since the Unix epoch, as the catalog's timestamps
+
 // True while this backend loads the catalog (its own queries are never decisions).
 bool loading_governance();
 

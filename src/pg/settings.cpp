@@ -76,6 +76,8 @@ void assign_resolution(const char *, void *extra) {
 
 }  // namespace
 
+unsigned long record_generation() { return assignments; }
+
 const ResolutionRecord &current_record() {
     static const ResolutionRecord empty;
     if (!current_flat) return empty;

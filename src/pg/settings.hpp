@@ -19,5 +19,7 @@ void define_settings();
 
 // The record attached to the session, parsed when it was set; empty when none is attached.
 const ResolutionRecord &current_record();
+// Moves whenever the record's value changes (SET, RESET, end of a SET LOCAL).
+unsigned long record_generation();
 
 }  // namespace clarify::pg

@@ -120,7 +120,7 @@ SELECT set_eq(
     $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'pg_clarify'$$,
     ARRAY['clarify.concepts', 'clarify.concept_columns', 'clarify.terms', 'clarify.defaults',
           'clarify.approvals', 'clarify.agent_roles', 'clarify.defaults_id_seq',
-          'clarify.approvals_id_seq', 'clarify.audit_log', 'clarify.audit_texts',
+          'clarify.approvals_id_seq', 'clarify.audit_batches', 'clarify.audit_batches_batch_id_seq', 'clarify.audit_texts',
           'clarify.audit_shapes', 'clarify.audit_purges', 'clarify.audit_purges_id_seq',
           'clarify.audit_notes'],
     'every catalog and audit table and sequence is dumped');
