@@ -707,8 +707,10 @@ CREATE TABLE clarify.audit_notes (
 );
 CREATE INDEX audit_notes_decision_id_idx ON clarify.audit_notes (decision_id);
 
--- Moved by purge_audit(); the writer forgets which texts it stored when it changes.
-CREATE SEQUENCE clarify.audit_purge_generation;
+-- Called by purge_audit(): audit writers forget which texts they stored (shared memory).
+CREATE FUNCTION clarify.audit_purged() RETURNS void
+    AS 'MODULE_PATHNAME', 'clarify_audit_purged'
+    LANGUAGE C VOLATILE;
 
 CREATE TABLE clarify.audit_purges (
     id           bigserial PRIMARY KEY,
@@ -814,7 +816,7 @@ BEGIN
                        UNION ALL
                        SELECT record_hash FROM clarify.audit_log WHERE record_hash IS NOT NULL);
     DELETE FROM clarify.audit_shapes WHERE hash NOT IN (SELECT shape_hash FROM clarify.audit_log);
-    PERFORM pg_catalog.nextval('clarify.audit_purge_generation');
+    PERFORM clarify.audit_purged();
     INSERT INTO clarify.audit_purges (purged_by, older_than, rows_deleted)
     VALUES (session_user, older_than, deleted);
     RETURN deleted;

@@ -178,6 +178,10 @@ void audit_queue_attach(void *base, bool found) {
 
 uint64 audit_ring_size() { return queue->ring_size; }
 
+uint64 audit_pending_bytes(AuditSlot *slot) {
+    return pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
+}
+
 EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms) {
     uint64 need = sizeof(uint32) + length;
     if (need > queue->ring_size) return EnqueueResult::TooLarge;

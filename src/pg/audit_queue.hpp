@@ -39,6 +39,7 @@ void audit_worker_failed(AuditSlot *slot, const char *message);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.
 bool audit_worker_release_if_idle(AuditSlot *slot);
 uint64 audit_ring_size();
+uint64 audit_pending_bytes(AuditSlot *slot);
 
 // For clarify.audit_queue(): a snapshot of one slot's counters.
 struct AuditSlotStats {

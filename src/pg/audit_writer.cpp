@@ -5,6 +5,8 @@
 #include "audit_record.hpp"
 #include "audit_queue.hpp"
 #include "boundary.hpp"
+#include "gate.hpp"
+#include "shared.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -181,18 +183,10 @@ void write_batch(const std::vector<AuditRecord> &batch) {
     // Purge deletes unreferenced texts under a conflicting lock and moves the generation.
     execute(lock_texts, {});
     {
-        int64 generation = pg_guard([] {
-            // is_called counts too: the first nextval leaves last_value at 1.
-            if (SPI_execute("SELECT last_value * 2 + is_called::int FROM "
-                            "clarify.audit_purge_generation",
-                            true, 1) != SPI_OK_SELECT ||
-                SPI_processed != 1)
-                elog(ERROR, "pg_clarify audit writer: cannot read the purge generation");
-            bool isnull;
-            return DatumGetInt64(
-                SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-        });
-        static int64 seen_generation = -1;
+        // Read under the lock purge_audit() conflicts with: a purge that deleted texts has
+        // committed (or not begun) by now.
+        uint64 generation = pg_guard([] { return purge_generation(); });
+        static uint64 seen_generation = 0;
         if (generation != seen_generation || stored.size() > 200000) stored.clear();
         seen_generation = generation;
     }
@@ -352,6 +346,12 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                 failures = 0;
                 pg_guard([&] { audit_worker_commit(slot, from + bytes, batch.size(), malformed); });
                 total += static_cast<long>(batch.size());
+                // Sync decisions are waited for: go on at once. Async ones can gather into the
+                // next batch unless the queue is filling up (a quarter of it wakes us anyway).
+                bool any_sync = false;
+                for (const AuditRecord &a : batch) any_sync = any_sync || a.sync;
+                uint64 pending = pg_guard([&] { return audit_pending_bytes(slot); });
+                if (!any_sync && pending * 4 <= audit_ring_size()) return total;
                 continue;
             }
         }
@@ -404,6 +404,7 @@ void writer_loop(Oid database) {
 
 void clarify_audit_writer_main(Datum arg) {
     Oid database = DatumGetObjectId(arg);
+    clarify::pg::mark_audit_writer();
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     // SIGTERM (shutdown, pg_terminate_backend): finish what is queued, then leave.
     pqsignal(SIGTERM, SignalHandlerForShutdownRequest);

@@ -6,6 +6,7 @@
 #include "governance.hpp"
 #include "payload.hpp"
 #include "settings.hpp"
+#include "shared.hpp"
 
 extern "C" {
 #include "commands/dbcommands.h"
@@ -23,6 +24,7 @@ PG_FUNCTION_INFO_V1(clarify_last_decision);
 PG_FUNCTION_INFO_V1(clarify_gated);
 PG_FUNCTION_INFO_V1(clarify_catalog_changed);
 PG_FUNCTION_INFO_V1(clarify_audit_queue);
+PG_FUNCTION_INFO_V1(clarify_audit_purged);
 }
 
 #include <string>
@@ -129,4 +131,10 @@ extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
     return (Datum)0;
+}
+
+// Called by clarify.purge_audit() while it holds its locks on the audit's texts.
+extern "C" Datum clarify_audit_purged(PG_FUNCTION_ARGS) {
+    bump_purge_generation();
+    PG_RETURN_VOID();
 }

@@ -36,6 +36,7 @@ namespace clarify::pg {
 namespace {
 
 ExecutorStart_hook_type prev_executor_start = nullptr;
+bool in_audit_writer = false;  // the writer's own statements are not decisions
 CheckPermsHook prev_check_perms = nullptr;
 
 // The statement whose ExecutorStart is under way: its plan lets the permission check hook
@@ -48,6 +49,7 @@ bool starting_explain_only = false;
 struct LastDecision {
     bool present = false;
     AuditRecord audit;
+    uint64 template_refresh = 0;  // which refresh of the decision cache audit's fields come from
     const char *audited = "";  // committed, queued, dropped, not audited
     bool refused_unaudited = false;  // QC005: the statement did not run
 };
@@ -136,6 +138,7 @@ struct DecisionCache {
     std::vector<const GovernedColumn *> read;
     Decision decision;
     AuditRecord audit;  // without the per-statement facts
+    uint64 refresh = 0;  // counts the times it was filled
 };
 DecisionCache cached;
 
@@ -170,9 +173,17 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
         cached.outer = key.outer;
         cached.valid_until = catalog.next_change_after(key.now);
         cached.read = read;
+        ++cached.refresh;
     }
     const Decision &decision = cached.decision;
-    AuditRecord audit = cached.audit;
+    // The record is built in place in `last`: its shared fields are copied only when the cached
+    // decision changed, the per-statement facts are overwritten every time.
+    if (!last.present || last.template_refresh != cached.refresh) {
+        last.audit = cached.audit;
+        last.template_refresh = cached.refresh;
+    }
+    last.present = true;
+    AuditRecord &audit = last.audit;
     struct Facts {
         uint64 id;
         TimestampTz at;
@@ -193,7 +204,8 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     audit.statement = statement_text(source, stmt);
     audit.sync = audit_mode == static_cast<int>(AuditMode::Sync);
 
-    std::string entry;
+    static std::string entry;  // reused: no allocation per statement once it has grown
+    entry.clear();
     encode(audit, entry);
     const char *bytes = entry.data();
     uint32 length = static_cast<uint32>(entry.size());
@@ -201,8 +213,6 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     EnqueueResult result =
         pg_guard([&] { return audit_enqueue(bytes, length, sync, audit_timeout_ms); });
 
-    last.present = true;
-    last.audit = std::move(audit);
     last.audited = audit_outcome(result);
     last.refused_unaudited = false;
     const AuditRecord &a = last.audit;
@@ -304,7 +314,8 @@ void clarify_executor_start(QueryDesc *query_desc, int eflags) {
 bool clarify_check_perms(CLARIFY_CHECK_PERMS_ARGS) {
     if (prev_check_perms && !CLARIFY_CHECK_PERMS_CALL(prev_check_perms)) return false;
     // Parallel workers run a plan the leader already decided.
-    if (!gate_enabled || IsParallelWorker() || loading_governance()) return true;
+    if (!gate_enabled || IsParallelWorker() || loading_governance() || in_audit_writer) return true;
+    if (known_not_gated(GetSessionUserId(), GetOuterUserId())) return true;
     cpp_entry([&] { gate_range_table(range_table); });
     return true;
 }
@@ -394,6 +405,8 @@ PlannedCheck plan_for_check(const char *sql, const bool *all_watched_unused) {
 }
 
 }  // namespace
+
+void mark_audit_writer() { in_audit_writer = true; }
 
 void install_gate() {
     prev_executor_start = ExecutorStart_hook;

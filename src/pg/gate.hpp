@@ -9,6 +9,8 @@
 namespace clarify::pg {
 
 void install_gate();
+// Called once by the audit writer process: its own statements are never decided.
+void mark_audit_writer();
 
 // clarify.check(sql): what the gate would decide for one statement, without running it.
 std::string check_statement(const char *sql);

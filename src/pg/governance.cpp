@@ -315,6 +315,11 @@ bool extension_present() {
     });
 }
 
+bool known_not_gated(Oid session, Oid outer) {
+    return !state.roles_stale && !state.membership_stale && !state.gated &&
+           session == state.session && outer == state.outer;
+}
+
 bool session_is_gated() {
     struct Who {
         Oid session, outer;

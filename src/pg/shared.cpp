@@ -18,6 +18,7 @@ namespace {
 
 struct SharedState {
     pg_atomic_uint64 next_decision_id;
+    pg_atomic_uint64 purge_generation;
 };
 
 SharedState *shared = nullptr;
@@ -39,9 +40,11 @@ void attach_shared_memory(void) {
     LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
     bool found = false;
     shared = static_cast<SharedState *>(ShmemInitStruct("pg_clarify", sizeof(SharedState), &found));
-    if (!found)
+    if (!found) {
         pg_atomic_init_u64(&shared->next_decision_id,
                            static_cast<uint64>(std::time(nullptr) - kIdEpoch) << kIdShift);
+        pg_atomic_init_u64(&shared->purge_generation, 0);
+    }
     bool queue_found = false;
     void *queue = ShmemInitStruct("pg_clarify audit queue", audit_queue_shmem_size(), &queue_found);
     audit_queue_attach(queue, queue_found);
@@ -56,6 +59,9 @@ void install_shared_memory() {
     prev_shmem_startup = shmem_startup_hook;
     shmem_startup_hook = attach_shared_memory;
 }
+
+void bump_purge_generation() { pg_atomic_fetch_add_u64(&shared->purge_generation, 1); }
+uint64 purge_generation() { return pg_atomic_read_u64(&shared->purge_generation); }
 
 uint64 next_decision_id() { return pg_atomic_fetch_add_u64(&shared->next_decision_id, 1) + 1; }
 

@@ -10,4 +10,8 @@ void install_shared_memory();
 // Unique across backends and restarts: seconds since 2020 at startup, shifted, plus a counter.
 uint64 next_decision_id();
 
+// Moved by clarify.purge_audit(): audit writers forget which texts they stored.
+void bump_purge_generation();
+uint64 purge_generation();
+
 }  // namespace clarify::pg
