@@ -4,7 +4,6 @@
 
 extern "C" {
 #include "access/xact.h"
-#include "catalog/pg_inherits.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -186,47 +185,6 @@ void load_roles() {
     }
 }
 
-struct ColumnName {
-    Oid relation;
-    AttrNumber attnum;
-    char *qualified;  // "schema.table.column"; NULL when the column no longer exists
-};
-
-// Expands a governed column to the relation and every partition or inheritance child. The
-// column is followed by number in the mapped relation (a rename keeps it governed) and by its
-// current name in the children, whose numbers may differ.
-ColumnName *resolve_column(Oid relation, AttrNumber attnum, const char *mapped_name, int *count) {
-    return pg_guard([&]() -> ColumnName * {
-        *count = 0;
-        if (!get_rel_name(relation)) {
-            ereport(LOG, (errmsg("pg_clarify: a governed column of relation %u is not governed: "
-                                 "the relation no longer exists", relation)));
-            return static_cast<ColumnName *>(nullptr);
-        }
-        char *column = attnum > 0 ? get_attname(relation, attnum, true) : nullptr;
-        if (!column) {
-            ereport(LOG, (errmsg("pg_clarify: column \"%s\" of relation \"%s\" is not governed: "
-                                 "it no longer exists", mapped_name, get_rel_name(relation))));
-            return static_cast<ColumnName *>(nullptr);
-        }
-        List *family = find_all_inheritors(relation, NoLock, nullptr);
-        ColumnName *out = static_cast<ColumnName *>(palloc0(sizeof(ColumnName) * list_length(family)));
-        ListCell *lc;
-        foreach (lc, family) {
-            Oid member = lfirst_oid(lc);
-            AttrNumber member_attnum = member == relation ? attnum : get_attnum(member, column);
-            char *relname = get_rel_name(member);
-            if (member_attnum == InvalidAttrNumber || !relname) continue;
-            char *nspname = get_namespace_name(get_rel_namespace(member));
-            out[*count].relation = member;
-            out[*count].attnum = member_attnum;
-            out[*count].qualified = psprintf("%s.%s.%s", nspname, relname, column);
-            ++*count;
-        }
-        return out;
-    });
-}
-
 void load_catalog(Catalog &catalog) {
     state.governed_relations.clear();
     Rows concepts = query(
@@ -280,19 +238,43 @@ void load_catalog(Catalog &catalog) {
         a.expires_at = number(approvals, r, 6);
         catalog.add_approval(std::move(a));
     }
+    // Every governed column with its partitions' and children's copies, in one query: the
+    // mapped column is followed by number (a rename keeps it governed), the family's by the
+    // mapped column's current name (their numbers may differ).
     Rows columns = query(
-        "SELECT concept_id, relation::oid::text, column_name::text, coalesce(attnum, 0)::text "
-        "FROM clarify.concept_columns");
+        "WITH RECURSIVE family(root, member) AS ("
+        "  SELECT DISTINCT relation::oid, relation::oid FROM clarify.concept_columns"
+        "  UNION"
+        "  SELECT f.root, i.inhrelid FROM family f JOIN pg_catalog.pg_inherits i"
+        "    ON i.inhparent = f.member) "
+        "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, "
+        "       pg_catalog.format('%s.%s.%s', n.nspname, c.relname, m.attname) "
+        "FROM clarify.concept_columns cc "
+        "JOIN pg_catalog.pg_attribute r ON r.attrelid = cc.relation AND r.attnum = cc.attnum "
+        "  AND NOT r.attisdropped "
+        "JOIN family f ON f.root = cc.relation::oid "
+        "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = r.attname "
+        "  AND m.attnum > 0 AND NOT m.attisdropped "
+        "JOIN pg_catalog.pg_class c ON c.oid = m.attrelid "
+        "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace");
     for (uint64 r = 0; r < columns.count; ++r) {
-        int count = 0;
-        ColumnName *names = resolve_column(static_cast<Oid>(number(columns, r, 1)),
-                                           static_cast<AttrNumber>(number(columns, r, 3)),
-                                           columns.at(r, 2), &count);
-        for (int i = 0; i < count; ++i) {
-            catalog.add_column(ColumnKey{names[i].relation, names[i].attnum},
-                               names[i].qualified, text(columns, r, 0));
-            state.governed_relations.insert(names[i].relation);
-        }
+        Oid relation = static_cast<Oid>(number(columns, r, 1));
+        catalog.add_column(ColumnKey{relation, static_cast<AttrNumber>(number(columns, r, 2))},
+                           text(columns, r, 3), text(columns, r, 0));
+        state.governed_relations.insert(relation);
+    }
+    // Mappings that match nothing any more (a dropped table or column) are said in the log.
+    Rows lost = query(
+        "SELECT cc.concept_id, cc.relation::oid::text, cc.column_name::text "
+        "FROM clarify.concept_columns cc WHERE NOT EXISTS ("
+        "  SELECT 1 FROM pg_catalog.pg_attribute r WHERE r.attrelid = cc.relation"
+        "  AND r.attnum = cc.attnum AND NOT r.attisdropped)");
+    for (uint64 r = 0; r < lost.count; ++r) {
+        const char *concept = lost.at(r, 0), *relation = lost.at(r, 1), *column = lost.at(r, 2);
+        pg_guard([&] {
+            ereport(LOG, (errmsg("pg_clarify: column \"%s\" of relation %s, mapped to %s, no "
+                                 "longer exists and is not governed", column, relation, concept)));
+        });
     }
     catalog.finalize();
 }
