@@ -40,7 +40,7 @@ void put_text(std::string &out, const std::string &s) {
 }
 
 class Reader {
-public:
+  public:
     explicit Reader(std::string_view bytes) : bytes_(bytes) {}
     template <typename T>
     T get() {
@@ -59,7 +59,7 @@ public:
     }
     bool done() const { return pos_ == bytes_.size(); }
 
-private:
+  private:
     void need(std::size_t n) const {
         if (bytes_.size() - pos_ < n) throw AuditFormatError("truncated audit entry");
     }
@@ -85,8 +85,8 @@ void encode(const AuditRecord &a, std::string &out) {
     put<std::uint8_t>(out, static_cast<std::uint8_t>(a.state));
     put(out, a.record_hash);
     put(out, a.shape_hash);
-    for (const std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns,
-                                 &a.bindings, &a.payload, &a.record, &a.note})
+    for (const std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
+                                 &a.payload, &a.record, &a.note})
         put_text(out, *s);
 }
 

@@ -41,7 +41,7 @@ struct AuditRecord {
 std::int64_t shape_hash_of(const AuditRecord &record);
 
 class AuditFormatError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

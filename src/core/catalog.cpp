@@ -83,7 +83,8 @@ void Catalog::finalize() {
     };
     for (auto &entry : term_candidates_) sort_unique(entry.second);
     for (auto &entry : concept_terms_) sort_unique(entry.second);
-    for (auto &entry : columns_) std::sort(entry.second.concept_ids.begin(), entry.second.concept_ids.end());
+    for (auto &entry : columns_)
+        std::sort(entry.second.concept_ids.begin(), entry.second.concept_ids.end());
     std::vector<RoleId> roles;
     for (const auto &entry : defaults_)
         for (const Default &d : entry.second)

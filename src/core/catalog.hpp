@@ -17,7 +17,7 @@ struct GovernedColumn {
 };
 
 class Catalog {
-public:
+  public:
     // Building: add rows in any order, then call finalize() once.
     void add_concept(Concept concept);
     void add_term(const std::string &term, const std::string &concept_id);
@@ -48,7 +48,7 @@ public:
     const std::vector<RoleId> &referenced_roles() const { return referenced_roles_; }
     std::size_t concept_count() const { return concepts_.size(); }
 
-private:
+  private:
     std::unordered_map<std::string, Concept> concepts_;
     std::unordered_map<std::string, std::vector<std::string>> term_candidates_;
     std::unordered_map<std::string, std::vector<std::string>> concept_terms_;

@@ -62,7 +62,11 @@ std::u32string fold(const std::string &text) {
     for (std::size_t i = 0; i < text.size();) {
         unsigned char c = static_cast<unsigned char>(text[i]);
         char32_t cp = c;
-        int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+        int extra = c < 0x80           ? 0
+                    : (c >> 5) == 0x6  ? 1
+                    : (c >> 4) == 0xE  ? 2
+                    : (c >> 3) == 0x1E ? 3
+                                       : -1;
         if (extra < 0 || i + extra >= text.size() + (extra == 0 ? 1 : 0)) {
             out.push_back(0xFFFD);  // invalid or truncated sequence: a boundary, never a letter
             ++i;
@@ -70,7 +74,8 @@ std::u32string fold(const std::string &text) {
         }
         if (extra > 0) {
             cp = c & (0x3F >> extra);
-            for (int k = 1; k <= extra; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+            for (int k = 1; k <= extra; ++k)
+                cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
         }
         i += extra + 1;
         if (cp >= 'A' && cp <= 'Z')
@@ -96,7 +101,9 @@ bool is_word_char(char32_t cp) {
     return true;
 }
 
-std::string quoted(const std::string &s) { return "\"" + s + "\""; }
+std::string quoted(const std::string &s) {
+    return "\"" + s + "\"";
+}
 
 CoverageSource coverage_of(BindingSource source) {
     switch (source) {
@@ -123,7 +130,7 @@ std::string ineligibility(const Concept *c, Timestamp now) {
 
 // The rules of one request, evaluated against one catalog snapshot and one agent.
 class Rules {
-public:
+  public:
     Rules(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record)
         : catalog_(catalog), ctx_(ctx), record_(record) {}
 
@@ -304,7 +311,8 @@ public:
         if (!term.empty()) s.options = eligible_candidates(term);
         bool conflict = false;
         if (!term.empty())
-            if (const Default *d = applicable_default(term, &conflict)) s.default_concept = d->concept_id;
+            if (const Default *d = applicable_default(term, &conflict))
+                s.default_concept = d->concept_id;
         return s;
     }
 
@@ -422,7 +430,7 @@ public:
         return s;
     }
 
-private:
+  private:
     const Catalog &catalog_;
     const AgentContext &ctx_;
     const ResolutionRecord &record_;
@@ -488,8 +496,9 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
         if (!v.verified) continue;
         r.approval_id = v.approval_id;
         r.default_applied = b.source == BindingSource::ApprovedDefault;
-        return resolved(b.concept_id, coverage_of(b.source),
-                        "resolved by the session's record (" + std::string(to_string(b.source)) + ")");
+        return resolved(
+            b.concept_id, coverage_of(b.source),
+            "resolved by the session's record (" + std::string(to_string(b.source)) + ")");
     }
     // 2. A user's confirmation recorded for this question.
     const std::string qid = question_id.empty() ? record.question_id : question_id;
@@ -509,8 +518,9 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
                             "approved default (approved by " + d->approved_by + ")");
         }
         r.decision = State::Unsupported;
-        r.reason = "the approved default for " + quoted(r.term) + ", " + rules.label(d->concept_id) +
-                   ", " + ineligibility(catalog.concept(d->concept_id), ctx.now);
+        r.reason = "the approved default for " + quoted(r.term) + ", " +
+                   rules.label(d->concept_id) + ", " +
+                   ineligibility(catalog.concept(d->concept_id), ctx.now);
         return r;
     }
     if (conflict) {
@@ -520,7 +530,8 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     }
     // 4. The only eligible candidate.
     if (r.options.size() == 1)
-        return resolved(r.options.front(), CoverageSource::OnlyEligible, "the only approved meaning");
+        return resolved(r.options.front(), CoverageSource::OnlyEligible,
+                        "the only approved meaning");
     if (r.options.empty()) {
         r.decision = State::Unsupported;
         r.reason = "no approved meaning of " + quoted(r.term) + " is available";

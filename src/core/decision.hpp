@@ -70,7 +70,7 @@ struct Slot {
 };
 
 struct Decision {
-    State state = State::Resolved;  // Resolved when allowed
+    State state = State::Resolved;     // Resolved when allowed
     std::vector<std::string> columns;  // every governed column read
     std::vector<Coverage> covered;
     std::vector<Slot> slots;  // every failing slot

@@ -8,7 +8,9 @@ using nlohmann::json;
 
 namespace {
 
-json text_or_null(const std::string &s) { return s.empty() ? json(nullptr) : json(s); }
+json text_or_null(const std::string &s) {
+    return s.empty() ? json(nullptr) : json(s);
+}
 
 json option_json(const Catalog &catalog, const std::string &id) {
     const Concept *c = catalog.concept(id);
@@ -155,7 +157,9 @@ std::string hint_text(const Catalog &catalog, const Decision &d) {
     return one_line(out);
 }
 
-std::string columns_json(const Decision &d) { return json(d.columns).dump(); }
+std::string columns_json(const Decision &d) {
+    return json(d.columns).dump();
+}
 
 std::string bindings_json(const Decision &d) {
     json list = json::array();

@@ -107,8 +107,8 @@ void reject_unknown_keys(const json &object, std::initializer_list<const char *>
 }
 
 ResolutionRecord parse_shorthand(const json &root) {
-    reject_unknown_keys(root, {"question_id", "question", "metric", "resolution_source", "user_confirmed"},
-                        "");
+    reject_unknown_keys(
+        root, {"question_id", "question", "metric", "resolution_source", "user_confirmed"}, "");
     ResolutionRecord record;
     record.question_id = optional_string(root, "question_id", "");
     record.question = optional_string(root, "question", "");
@@ -137,8 +137,8 @@ ResolutionRecord parse_shorthand(const json &root) {
 
 ResolutionRecord parse_record(std::string_view text) {
     if (text.size() > kMaxRecordBytes)
-        throw RecordError("the record has " + std::to_string(text.size()) +
-                          " bytes; at most " + std::to_string(kMaxRecordBytes) + " are accepted");
+        throw RecordError("the record has " + std::to_string(text.size()) + " bytes; at most " +
+                          std::to_string(kMaxRecordBytes) + " are accepted");
     if (is_blank(text)) return {};
     if (nesting_depth(text) > kMaxRecordDepth)
         throw RecordError("the record nests deeper than " + std::to_string(kMaxRecordDepth) +

@@ -30,7 +30,7 @@ struct ResolutionRecord {
 
 // Thrown for a record that must not be accepted; what() names the problem for the SET's error.
 class RecordError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -59,7 +59,9 @@ uint64 ring_bytes() {
     return MAXALIGN(Max(total / uint64(audit_databases), uint64(256 * 1024)));
 }
 
-char *ring_of(AuditSlot *slot) { return reinterpret_cast<char *>(queue) + slot->ring_offset; }
+char *ring_of(AuditSlot *slot) {
+    return reinterpret_cast<char *>(queue) + slot->ring_offset;
+}
 
 void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
     uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
@@ -156,7 +158,9 @@ Size audit_queue_shmem_size() {
     return add_size(header_size(audit_databases), mul_size(ring_bytes(), audit_databases));
 }
 
-void audit_queue_request_locks() { RequestNamedLWLockTranche(kTranche, audit_databases + 1); }
+void audit_queue_request_locks() {
+    RequestNamedLWLockTranche(kTranche, audit_databases + 1);
+}
 
 void audit_queue_attach(void *base, bool found) {
     queue = static_cast<AuditQueue *>(base);
@@ -176,7 +180,9 @@ void audit_queue_attach(void *base, bool found) {
     }
 }
 
-uint64 audit_ring_size() { return queue->ring_size; }
+uint64 audit_ring_size() {
+    return queue->ring_size;
+}
 
 uint64 audit_pending_bytes(AuditSlot *slot) {
     return pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
@@ -317,11 +323,11 @@ bool audit_worker_release_if_idle(AuditSlot *slot) {
     bool idle = pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos);
     if (idle) {
         // The queue goes back to the pool; its last counters go to the server log.
-        ereport(LOG, (errmsg("pg_clarify audit writer for database %u leaves: %lu decisions "
-                             "queued, %lu written, %lu dropped, %lu timed out since it started",
-                             slot->database, (unsigned long)slot->enqueued,
-                             (unsigned long)slot->written, (unsigned long)slot->dropped,
-                             (unsigned long)slot->timeouts)));
+        ereport(LOG,
+                (errmsg("pg_clarify audit writer for database %u leaves: %lu decisions "
+                        "queued, %lu written, %lu dropped, %lu timed out since it started",
+                        slot->database, (unsigned long)slot->enqueued, (unsigned long)slot->written,
+                        (unsigned long)slot->dropped, (unsigned long)slot->timeouts)));
         slot->database = InvalidOid;
         slot->writer_pid = 0;
         slot->writer_latch = nullptr;
@@ -332,7 +338,9 @@ bool audit_worker_release_if_idle(AuditSlot *slot) {
     return idle;
 }
 
-int audit_slot_count() { return queue ? queue->nslots : 0; }
+int audit_slot_count() {
+    return queue ? queue->nslots : 0;
+}
 
 bool audit_slot_stats(int index, AuditSlotStats *out) {
     AuditSlot *slot = &queue->slots[index];

@@ -138,7 +138,10 @@ Datum value_array(const std::vector<T> &values, const std::vector<bool> *nulls, 
 
 // Microseconds since 2000 back to a timestamptz, with every operator spelled out: the writer is
 // a superuser and must not run an operator someone put on its search_path (also pinned).
-#define CLARIFY_TIMESTAMP "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) ((t::pg_catalog.int8 OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog.*) pg_catalog.interval '1 microsecond')"
+#define CLARIFY_TIMESTAMP                                                                    \
+    "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) ((t::pg_catalog.int8 "           \
+    "OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog.*) pg_catalog.interval '1 " \
+    "microsecond')"
 
 Statement lock_texts = {
     "LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN ROW EXCLUSIVE MODE", 0, nullptr};
@@ -156,15 +159,17 @@ Statement insert_notes = {
     "SELECT i::int8, " CLARIFY_TIMESTAMP " , n FROM unnest($1, $2, $3) AS u(i, t, n)",
     3, nullptr};
 const Oid batch_types[] = {TIMESTAMPTZOID, TIMESTAMPTZOID, INT8ARRAYOID, 1185 /* timestamptz[] */,
-                          OIDARRAYOID, OIDARRAYOID, INT4ARRAYOID, INT8ARRAYOID,
-                          INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, TEXTARRAYOID};
+                           OIDARRAYOID,    OIDARRAYOID,    INT4ARRAYOID, INT8ARRAYOID,
+                           INT8ARRAYOID,   INT8ARRAYOID,   INT8ARRAYOID, TEXTARRAYOID};
 Statement insert_batch = {
     "INSERT INTO clarify.audit_batches (first_decided_at, last_decided_at, decision_ids, "
     "decided_ats, session_roles, acting_roles, pids, query_ids, statement_hashes, shape_hashes, "
     "record_hashes, question_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     12, nullptr, batch_types};
 
-std::string number(long long v) { return std::to_string(v); }
+std::string number(long long v) {
+    return std::to_string(v);
+}
 
 void write_batch(const std::vector<AuditRecord> &batch) {
     bool any_sync = false;
@@ -219,8 +224,9 @@ void write_batch(const std::vector<AuditRecord> &batch) {
         int64 statement_h = remember_text("statement", a.statement);
         record_null.push_back(a.record.empty());
         record.push_back(a.record.empty() ? 0
-                         : a.record_hash && stored.count(a.record_hash) ? a.record_hash
-                                                                        : remember_text("record", a.record));
+                         : a.record_hash && stored.count(a.record_hash)
+                             ? a.record_hash
+                             : remember_text("record", a.record));
         int64 shape_h = a.shape_hash ? a.shape_hash : shape_hash_of(a);
         if (!stored.count(shape_h) && fresh.insert(shape_h).second) {
             shape_hash.push_back(number(shape_h));
@@ -245,8 +251,8 @@ void write_batch(const std::vector<AuditRecord> &batch) {
     }
     if (!text_hash.empty()) execute(insert_texts, {text_hash, text_body});
     if (!shape_hash.empty())
-        execute(insert_shapes, {shape_hash, shape_allowed, shape_state, shape_reason,
-                                shape_columns, shape_bindings, shape_payload});
+        execute(insert_shapes, {shape_hash, shape_allowed, shape_state, shape_reason, shape_columns,
+                                shape_bindings, shape_payload});
     if (!id.empty()) {
         auto [first, last] = std::minmax_element(at.begin(), at.end());
         Datum values[12] = {
@@ -287,8 +293,8 @@ std::optional<std::string> try_write(AuditSlot *slot, const std::vector<AuditRec
         size_t n = batch.size();
         pg_guard([&] {
             AbortCurrentTransaction();
-            ereport(LOG, (errmsg("pg_clarify audit writer: writing %zu decisions failed: %s", n,
-                                 text)));
+            ereport(LOG,
+                    (errmsg("pg_clarify audit writer: writing %zu decisions failed: %s", n, text)));
             audit_worker_failed(slot, text);
         });
         return message;
@@ -363,7 +369,9 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                 if (try_write(slot, reduced)) return -1;  // the audit itself is unavailable
             }
             uint64 upto = i + 1 == batch.size() ? bytes : ends[i];
-            pg_guard([&] { audit_worker_commit(slot, from + upto, 1, i + 1 == batch.size() ? malformed : 0); });
+            pg_guard([&] {
+                audit_worker_commit(slot, from + upto, 1, i + 1 == batch.size() ? malformed : 0);
+            });
             ++total;
         }
         failures = 0;

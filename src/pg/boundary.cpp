@@ -30,8 +30,8 @@ char *copy_for_report(const std::string &text) noexcept {
 char *copy_internal_error(const char *what) noexcept {
     static const char prefix[] = "pg_clarify internal error: ";
     size_t n = strlen(what);
-    char *out = static_cast<char *>(MemoryContextAllocExtended(
-        CurrentMemoryContext, sizeof(prefix) + n, MCXT_ALLOC_NO_OOM));
+    char *out = static_cast<char *>(
+        MemoryContextAllocExtended(CurrentMemoryContext, sizeof(prefix) + n, MCXT_ALLOC_NO_OOM));
     if (!out) return nullptr;
     std::memcpy(out, prefix, sizeof(prefix) - 1);
     std::memcpy(out + sizeof(prefix) - 1, what, n + 1);

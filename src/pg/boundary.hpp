@@ -20,20 +20,20 @@ extern "C" {
 namespace clarify::pg {
 
 class PgError : public std::exception {
-public:
+  public:
     explicit PgError(ErrorData *edata) : edata_(edata) {}
     const char *what() const noexcept override {
         return edata_ && edata_->message ? edata_->message : "PostgreSQL error";
     }
     ErrorData *edata() const { return edata_; }
 
-private:
+  private:
     ErrorData *edata_;  // from CopyErrorData, in the memory context current at the call
 };
 
 // An error the C++ side raises on purpose, with its SQLSTATE and texts.
 class ReportedError : public std::exception {
-public:
+  public:
     ReportedError(int sqlcode, std::string message, std::string detail = {}, std::string hint = {})
         : sqlcode(sqlcode),
           message(std::move(message)),
@@ -54,7 +54,8 @@ auto pg_guard(F &&f) -> decltype(f()) {
     using Fn = std::remove_reference_t<F>;
     if constexpr (std::is_void_v<R>) {
         auto trampoline = [](void *p) { (*static_cast<Fn *>(p))(); };
-        if (ErrorData *edata = run_guarded(trampoline, const_cast<void *>(static_cast<const void *>(&f))))
+        if (ErrorData *edata =
+                run_guarded(trampoline, const_cast<void *>(static_cast<const void *>(&f))))
             throw PgError(edata);
     } else {
         static_assert(std::is_trivially_copyable_v<R>, "pg_guard returns plain values only");
@@ -78,7 +79,7 @@ char *copy_internal_error(const char *what) noexcept;
 
 // Raises what cpp_entry caught. Separate and noreturn so that it runs with no C++ frame live.
 [[noreturn]] void raise_caught(ErrorData *pg_error, int sqlcode, const char *message,
-                              const char *detail, const char *hint);
+                               const char *detail, const char *hint);
 
 template <typename F>
 auto cpp_entry(F &&f) -> decltype(f()) {

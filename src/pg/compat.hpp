@@ -17,6 +17,8 @@ using CheckPermsHook = ExecutorCheckPerms_hook_type;
 #define CLARIFY_CHECK_PERMS_ARGS List *range_table, bool ereport_on_violation
 #define CLARIFY_CHECK_PERMS_CALL(hook) (hook)(range_table, ereport_on_violation)
 
-inline Bitmapset *selected_columns(const RangeTblEntry *rte) { return rte->selectedCols; }
+inline Bitmapset *selected_columns(const RangeTblEntry *rte) {
+    return rte->selectedCols;
+}
 
 }  // namespace clarify::pg

@@ -49,8 +49,8 @@ bool starting_explain_only = false;
 struct LastDecision {
     bool present = false;
     AuditRecord audit;
-    uint64 template_refresh = 0;  // which refresh of the decision cache audit's fields come from
-    const char *audited = "";  // committed, queued, dropped, not audited
+    uint64 template_refresh = 0;     // which refresh of the decision cache audit's fields come from
+    const char *audited = "";        // committed, queued, dropped, not audited
     bool refused_unaudited = false;  // QC005: the statement did not run
 };
 LastDecision last;
@@ -101,8 +101,8 @@ std::string statement_text(const char *source, const PlannedStmt *stmt) {
     if (count <= kMaxStatementBytes) return std::string(source + begin, count);
     size_t cut = kMaxStatementBytes;
     while (cut > 0 && (static_cast<unsigned char>(source[begin + cut]) & 0xC0) == 0x80) --cut;
-    return std::string(source + begin, cut) + " ... [statement truncated: " +
-           std::to_string(count) + " bytes]";
+    return std::string(source + begin, cut) +
+           " ... [statement truncated: " + std::to_string(count) + " bytes]";
 }
 
 const char *audit_outcome(EnqueueResult result) {
@@ -137,7 +137,7 @@ struct DecisionCache {
     Timestamp valid_until = 0;
     std::vector<const GovernedColumn *> read;
     Decision decision;
-    AuditRecord audit;  // without the per-statement facts
+    AuditRecord audit;   // without the per-statement facts
     uint64 refresh = 0;  // counts the times it was filled
 };
 DecisionCache cached;
@@ -191,8 +191,8 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
         int pid;
     };
     Facts facts = pg_guard([] {
-        return Facts{next_decision_id(), GetCurrentTimestamp(), MyDatabaseId, GetSessionUserId(),
-                     GetOuterUserId(), MyProcPid};
+        return Facts{next_decision_id(), GetCurrentTimestamp(), MyDatabaseId,
+                     GetSessionUserId(), GetOuterUserId(),      MyProcPid};
     });
     audit.decision_id = facts.id;
     audit.decided_at = facts.at;
@@ -238,24 +238,26 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
             uint64 decision_id = a.decision_id;
             pg_guard([&] {
                 ereport(WARNING, (errmsg("pg_clarify could not note that decision %lu was refused "
-                                         "unaudited", (unsigned long)decision_id)));
+                                         "unaudited",
+                                         (unsigned long)decision_id)));
             });
         }
-        nlohmann::json detail = {{"decision_id", id},
-                                 {"state", "AUDIT_UNAVAILABLE"},
-                                 {"question_id", a.question_id.empty() ? nlohmann::json(nullptr)
-                                                                       : nlohmann::json(a.question_id)},
-                                 {"status", "audit_unavailable"},
-                                 {"gate_decision", a.allowed ? "allowed" : "rejected"},
-                                 {"gate_state", to_string(a.state)},
-                                 {"reason", last.audited},
-                                 {"slots", nlohmann::json::array()}};
-        throw ReportedError(MAKE_SQLSTATE('Q', 'C', '0', '0', '5'),
-                            std::string("the decision could not be written to the audit: ") +
-                                last.audited,
-                            detail.dump(),
-                            "The statement did not run. Retry it; if this persists, the DBA can "
-                            "look at clarify.audit_queue() and the server log.");
+        nlohmann::json detail = {
+            {"decision_id", id},
+            {"state", "AUDIT_UNAVAILABLE"},
+            {"question_id",
+             a.question_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.question_id)},
+            {"status", "audit_unavailable"},
+            {"gate_decision", a.allowed ? "allowed" : "rejected"},
+            {"gate_state", to_string(a.state)},
+            {"reason", last.audited},
+            {"slots", nlohmann::json::array()}};
+        throw ReportedError(
+            MAKE_SQLSTATE('Q', 'C', '0', '0', '5'),
+            std::string("the decision could not be written to the audit: ") + last.audited,
+            detail.dump(),
+            "The statement did not run. Retry it; if this persists, the DBA can "
+            "look at clarify.audit_queue() and the server log.");
     }
     if (!sync && result != EnqueueResult::Queued) {
         const char *why = last.audited;
@@ -278,7 +280,8 @@ void gate_range_table(List *range_table) {
     bool *watched = watched_entries(*catalog, range_table);
     if (!watched) return;
 
-    PlannedStmt *stmt = starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
+    PlannedStmt *stmt =
+        starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
     if (stmt && starting_explain_only) return;  // plain EXPLAIN reads nothing
     ReadSet reads = pg_guard([&] {
         return stmt ? plan_read_set(stmt, watched) : range_table_read_set(range_table, watched);
@@ -323,7 +326,7 @@ bool clarify_check_perms(CLARIFY_CHECK_PERMS_ARGS) {
 // --- clarify.check() -------------------------------------------------------------------------
 
 struct PlannedCheck {
-    PlannedStmt *stmt;  // nullptr when the statement reads nothing through a plan
+    PlannedStmt *stmt;   // nullptr when the statement reads nothing through a plan
     ReadSet copy_reads;  // COPY table TO: the copied columns
     bool has_copy_reads;
 };
@@ -339,8 +342,9 @@ PlannedCheck plan_for_check(const char *sql, const bool *all_watched_unused) {
     PlannedCheck out = {};
     List *raw = pg_parse_query(sql);
     if (list_length(raw) != 1)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("clarify.check() takes exactly one statement, got %d", list_length(raw))));
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("clarify.check() takes exactly one statement, got %d", list_length(raw))));
     RawStmt *raw_stmt = linitial_node(RawStmt, raw);
     if (IsA(raw_stmt->stmt, CopyStmt)) {
         CopyStmt *copy = (CopyStmt *)raw_stmt->stmt;
@@ -406,7 +410,9 @@ PlannedCheck plan_for_check(const char *sql, const bool *all_watched_unused) {
 
 }  // namespace
 
-void mark_audit_writer() { in_audit_writer = true; }
+void mark_audit_writer() {
+    in_audit_writer = true;
+}
 
 void install_gate() {
     prev_executor_start = ExecutorStart_hook;
@@ -418,8 +424,9 @@ void install_gate() {
 
 std::string check_statement(const char *sql) {
     std::shared_ptr<const Catalog> catalog = governance_catalog();
-    if (!catalog) throw ReportedError(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                                      "pg_clarify is not installed in this database");
+    if (!catalog)
+        throw ReportedError(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                            "pg_clarify is not installed in this database");
     PlannedCheck planned = pg_guard([&] { return plan_for_check(sql, nullptr); });
     std::vector<const GovernedColumn *> read;
     if (planned.stmt || planned.has_copy_reads) {

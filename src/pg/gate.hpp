@@ -5,7 +5,6 @@
 #include "pg.hpp"
 #include <string>
 
-
 namespace clarify::pg {
 
 void install_gate();

@@ -97,9 +97,11 @@ long long number(const Rows &rows, uint64 r, int c) {
 }
 
 // Timestamps cross as microseconds since the Unix epoch; NULL and ±infinity become open bounds.
-#define CLARIFY_MICROS(col, open)                                                  \
-    "CASE WHEN " col " IS NULL THEN " open " WHEN " col " = 'infinity' THEN "      \
-    "'9223372036854775807' WHEN " col " = '-infinity' THEN '-9223372036854775808' " \
+#define CLARIFY_MICROS(col, open)                       \
+    "CASE WHEN " col " IS NULL THEN " open " WHEN " col \
+    " = 'infinity' THEN "                               \
+    "'9223372036854775807' WHEN " col                   \
+    " = '-infinity' THEN '-9223372036854775808' "       \
     "ELSE (extract(epoch FROM " col ") * 1000000)::int8::text END"
 #define CLARIFY_OPEN_END "'9223372036854775807'"
 #define CLARIFY_OPEN_START "'-9223372036854775808'"
@@ -134,9 +136,9 @@ void as_extension_owner(Body &&body) {
         state.extension_owner = owner.count ? static_cast<Oid>(number(owner, 0, 0)) : InvalidOid;
         if (state.extension_owner != InvalidOid) {
             pg_guard([&] {
-                SetUserIdAndSecContext(state.extension_owner,
-                                       saved.sec | SECURITY_LOCAL_USERID_CHANGE |
-                                           SECURITY_RESTRICTED_OPERATION);
+                SetUserIdAndSecContext(state.extension_owner, saved.sec |
+                                                                  SECURITY_LOCAL_USERID_CHANGE |
+                                                                  SECURITY_RESTRICTED_OPERATION);
             });
             body();
         }
@@ -189,8 +191,10 @@ void load_catalog(Catalog &catalog) {
     state.governed_relations.clear();
     Rows concepts = query(
         "SELECT id, kind, label, description, owner, status, available::text, version::text, "
-        "array_to_json(aliases)::text, " CLARIFY_MICROS("valid_from", CLARIFY_OPEN_START) ", "
-        CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.concepts");
+        "array_to_json(aliases)::text, " CLARIFY_MICROS(
+            "valid_from",
+            CLARIFY_OPEN_START) ", " CLARIFY_MICROS("valid_until",
+                                                    CLARIFY_OPEN_END) " FROM clarify.concepts");
     for (uint64 r = 0; r < concepts.count; ++r) {
         Concept c;
         c.id = text(concepts, r, 0);
@@ -211,8 +215,8 @@ void load_catalog(Catalog &catalog) {
     for (uint64 r = 0; r < terms.count; ++r) catalog.add_term(text(terms, r, 0), text(terms, r, 1));
 
     Rows defaults = query(
-        "SELECT id::text, term, concept_id, coalesce(applies_to::oid, 0)::text, approved_by, "
-        CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.defaults");
+        "SELECT id::text, term, concept_id, coalesce(applies_to::oid, 0)::text, "
+        "approved_by, " CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.defaults");
     for (uint64 r = 0; r < defaults.count; ++r) {
         Default d;
         d.id = number(defaults, r, 0);
@@ -273,7 +277,8 @@ void load_catalog(Catalog &catalog) {
         const char *concept = lost.at(r, 0), *relation = lost.at(r, 1), *column = lost.at(r, 2);
         pg_guard([&] {
             ereport(LOG, (errmsg("pg_clarify: column \"%s\" of relation %s, mapped to %s, no "
-                                 "longer exists and is not governed", column, relation, concept)));
+                                 "longer exists and is not governed",
+                                 column, relation, concept)));
         });
     }
     catalog.finalize();
@@ -287,7 +292,9 @@ void register_invalidation_callbacks() {
     CacheRegisterSyscacheCallback(AUTHOID, on_roles, PointerGetDatum(nullptr));
 }
 
-bool loading_governance() { return state.loading; }
+bool loading_governance() {
+    return state.loading;
+}
 
 bool extension_present() {
     // The schema first: a syscache probe, so databases without the extension pay nothing more.
@@ -348,9 +355,15 @@ std::shared_ptr<const Catalog> governance_catalog() {
     return state.catalog;
 }
 
-uint64 catalog_generation() { return state.catalog_generation; }
-uint64 membership_generation() { return state.membership_generation; }
-Timestamp statement_time() { return unix_micros_now(); }
+uint64 catalog_generation() {
+    return state.catalog_generation;
+}
+uint64 membership_generation() {
+    return state.membership_generation;
+}
+Timestamp statement_time() {
+    return unix_micros_now();
+}
 
 AgentContext agent_context(const Catalog &catalog) {
     // Memberships are cached per (session user, outer role, catalog): the roles a catalog names

@@ -8,7 +8,6 @@
 
 #include <memory>
 
-
 namespace clarify::pg {
 
 void register_invalidation_callbacks();

@@ -16,11 +16,10 @@ PGDLLEXPORT void _PG_init(void);
 
 void _PG_init(void) {
     if (!process_shared_preload_libraries_in_progress)
-        ereport(ERROR,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("pg_clarify must be loaded through shared_preload_libraries"),
-                 errhint("Add pg_clarify to shared_preload_libraries in postgresql.conf and "
-                         "restart the server; the gate never runs half-installed.")));
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("pg_clarify must be loaded through shared_preload_libraries"),
+                        errhint("Add pg_clarify to shared_preload_libraries in postgresql.conf and "
+                                "restart the server; the gate never runs half-installed.")));
     // The audit and last_decision() name statements by query id (compute_query_id = auto).
     EnableQueryId();
     clarify::pg::define_settings();

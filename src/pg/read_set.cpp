@@ -34,8 +34,8 @@ struct Walk {
 struct Frame {
     Walk *walk;
     Plan *plan;
-    Index scanrelid;       // 0 when the node scans no range table entry
-    List *index_tlist;     // what INDEX_VAR refers to, when anything
+    Index scanrelid;           // 0 when the node scans no range table entry
+    List *index_tlist;         // what INDEX_VAR refers to, when anything
     Bitmapset **outer_demand;  // per outer child (Append has several), NULL when none
     int n_outer;
     Bitmapset **inner_demand;
@@ -126,7 +126,9 @@ bool expr_walker(Node *node, void *context) {
     return expression_tree_walker(node, WALKER(expr_walker), context);
 }
 
-void walk_exprs(Frame *f, void *exprs) { expr_walker((Node *)exprs, f); }
+void walk_exprs(Frame *f, void *exprs) {
+    expr_walker((Node *)exprs, f);
+}
 
 // Whether nothing upstream uses this entry and skipping it hides nothing: only a plain column
 // reference passed along. Anything computed is evaluated whether or not it is used (a
@@ -165,7 +167,8 @@ struct ScanVarContext {
 bool scan_var_walker(Node *node, void *context) {
     if (!node) return false;
     ScanVarContext *c = (ScanVarContext *)context;
-    if (IsA(node, Var) && (Index)((Var *)node)->varno == c->scanrelid && ((Var *)node)->varlevelsup == 0) {
+    if (IsA(node, Var) && (Index)((Var *)node)->varno == c->scanrelid &&
+        ((Var *)node)->varlevelsup == 0) {
         c->demand = bms_add_member(c->demand, ((Var *)node)->varattno);
         return false;
     }

@@ -60,9 +60,10 @@ bool check_resolution(char **newval, void **extra, GucSource) {
     if (!block) {
         GUC_check_errcode(ERRCODE_INVALID_PARAMETER_VALUE);
         GUC_check_errmsg("invalid resolution record: %s", problem);
-        GUC_check_errhint("Expected {\"question_id\": text, \"question\": text, \"bindings\": "
-                          "[{\"term\": text, \"concept\": text, \"source\": "
-                          "\"user_confirmation\" | \"approved_default\" | \"explicit\"}]}.");
+        GUC_check_errhint(
+            "Expected {\"question_id\": text, \"question\": text, \"bindings\": "
+            "[{\"term\": text, \"concept\": text, \"source\": "
+            "\"user_confirmation\" | \"approved_default\" | \"explicit\"}]}.");
         return false;
     }
     *extra = block;
@@ -76,7 +77,9 @@ void assign_resolution(const char *, void *extra) {
 
 }  // namespace
 
-unsigned long record_generation() { return assignments; }
+unsigned long record_generation() {
+    return assignments;
+}
 
 const ResolutionRecord &current_record() {
     static const ResolutionRecord empty;
@@ -105,16 +108,17 @@ void define_settings() {
                             "How long a sync decision waits for the audit before failing closed.",
                             nullptr, &audit_timeout_ms, 5000, 1, 600000, PGC_SUSET, GUC_UNIT_MS,
                             nullptr, nullptr, nullptr);
-    DefineCustomIntVariable("pg_clarify.audit_queue_size",
-                            "Shared memory for decisions waiting to be audited (restart to change).",
-                            "Split evenly between the pg_clarify.audit_databases queues.",
-                            &audit_queue_size_kb, 8192, 256, 1048576, PGC_POSTMASTER, GUC_UNIT_KB,
-                            nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "pg_clarify.audit_queue_size",
+        "Shared memory for decisions waiting to be audited (restart to change).",
+        "Split evenly between the pg_clarify.audit_databases queues.", &audit_queue_size_kb, 8192,
+        256, 1048576, PGC_POSTMASTER, GUC_UNIT_KB, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("pg_clarify.audit_databases",
                             "How many databases can audit decisions at once (restart to change).",
                             "Each has its own queue and audit writer; a database beyond them fails "
                             "closed with QC005.",
-                            &audit_databases, 4, 1, 64, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+                            &audit_databases, 4, 1, 64, PGC_POSTMASTER, 0, nullptr, nullptr,
+                            nullptr);
     MarkGUCPrefixReserved("pg_clarify");
 }
 

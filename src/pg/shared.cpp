@@ -60,9 +60,15 @@ void install_shared_memory() {
     shmem_startup_hook = attach_shared_memory;
 }
 
-void bump_purge_generation() { pg_atomic_fetch_add_u64(&shared->purge_generation, 1); }
-uint64 purge_generation() { return pg_atomic_read_u64(&shared->purge_generation); }
+void bump_purge_generation() {
+    pg_atomic_fetch_add_u64(&shared->purge_generation, 1);
+}
+uint64 purge_generation() {
+    return pg_atomic_read_u64(&shared->purge_generation);
+}
 
-uint64 next_decision_id() { return pg_atomic_fetch_add_u64(&shared->next_decision_id, 1) + 1; }
+uint64 next_decision_id() {
+    return pg_atomic_fetch_add_u64(&shared->next_decision_id, 1) + 1;
+}
 
 }  // namespace clarify::pg
