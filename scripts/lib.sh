@@ -8,7 +8,7 @@ REQUIRED_PACKAGES=(
     build-essential g++ make cmake libgtest-dev nlohmann-json3-dev
     postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
     libtap-parser-sourcehandler-pgtap-perl python3-psycopg python3-pytest
-    python3-venv python3-pip python3-setuptools python3-wheel
+    python3-venv python3-pip python3-setuptools python3-wheel clang-format
 )
 
 log() { printf '==> %s\n' "$*"; }

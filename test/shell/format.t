@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The C++ follows the repository's .clang-format, and the extension and the core build without a
+# single compiler warning under -Wall -Wextra (read from the build logs of this test run).
+set -uo pipefail
+source "$(dirname "$0")/tap.sh"
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+plan 3
+cd "$repo" || exit 1
+if ! command -v clang-format >/dev/null; then
+    fail "clang-format is installed"
+else
+    out=$(clang-format --dry-run src/core/*.cpp src/core/*.hpp src/pg/*.cpp src/pg/*.hpp \
+        test/unit/*.cpp test/unit/*.hpp 2>&1)
+    if [[ -z $out ]]; then pass "src/ and test/unit/ are clang-formatted"; else
+        fail "src/ and test/unit/ are clang-formatted" "$(head -n 20 <<<"$out")"; fi
+fi
+logs=build/test-logs
+warnings=$(grep -hE 'warning:' "$logs/extension-build.log" 2>/dev/null)
+if [[ -s $logs/extension-build.log && -z $warnings ]]; then pass "the extension builds without warnings"; else
+    fail "the extension builds without warnings" "${warnings:-no build log at $logs/extension-build.log}"; fi
+warnings=$(grep -hE 'warning:' "$logs/core-build.log" 2>/dev/null)
+if [[ -s $logs/core-build.log && -z $warnings ]]; then pass "the core and its tests build without warnings"; else
+    fail "the core and its tests build without warnings" "${warnings:-no build log at $logs/core-build.log}"; fi
+finish
