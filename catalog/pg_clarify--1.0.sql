@@ -803,6 +803,11 @@ BEGIN
         RAISE EXCEPTION 'older_than must be a non-negative interval'
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    -- The lock below only protects a batch in flight if this statement sees it commit.
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'clarify.purge_audit() must run at READ COMMITTED isolation'
+            USING ERRCODE = 'invalid_transaction_state';
+    END IF;
     -- Waits for a batch in flight, and keeps the writer from reusing a text deleted here.
     LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN SHARE MODE;
     WITH gone AS (

@@ -304,6 +304,9 @@ std::optional<std::string> try_write(AuditSlot *slot, const std::vector<AuditRec
 // What can always be stored of a decision whose full row cannot be: who, when, the outcome.
 AuditRecord unwritable(const AuditRecord &a, const std::string &error) {
     AuditRecord safe = a;
+    // Its content differs from the shape and record the backend hashed: hash it anew.
+    safe.shape_hash = 0;
+    safe.record_hash = 0;
     safe.columns = "[]";
     safe.bindings = "[]";
     safe.payload.clear();
@@ -357,7 +360,8 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                 bool any_sync = false;
                 for (const AuditRecord &a : batch) any_sync = any_sync || a.sync;
                 uint64 pending = pg_guard([&] { return audit_pending_bytes(slot); });
-                if (!any_sync && pending * 4 <= audit_ring_size()) return total;
+                if (!any_sync && pending * 4 <= audit_ring_size() && !ShutdownRequestPending)
+                    return total;
                 continue;
             }
         }

@@ -134,7 +134,7 @@ struct DecisionCache {
     uint64 catalog_generation = 0, membership_generation = 0;
     unsigned long record_generation = 0;
     Oid session = InvalidOid, outer = InvalidOid;
-    Timestamp valid_until = 0;
+    Timestamp valid_from = 0, valid_until = 0;  // when the decision holds (clock steps back)
     std::vector<const GovernedColumn *> read;
     Decision decision;
     AuditRecord audit;   // without the per-statement facts
@@ -154,7 +154,8 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     bool hit = cached.catalog == catalog_ptr && cached.catalog_generation == catalog_generation() &&
                cached.membership_generation == membership_generation() &&
                cached.record_generation == record_generation() && cached.session == key.session &&
-               cached.outer == key.outer && key.now < cached.valid_until && cached.read == read;
+               cached.outer == key.outer && cached.valid_from <= key.now &&
+               key.now < cached.valid_until && cached.read == read;
     if (!hit) {
         const ResolutionRecord &record = current_record();
         AgentContext ctx = agent_context(catalog);
@@ -171,6 +172,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
         cached.record_generation = record_generation();
         cached.session = key.session;
         cached.outer = key.outer;
+        cached.valid_from = key.now;
         cached.valid_until = catalog.next_change_after(key.now);
         cached.read = read;
         ++cached.refresh;
@@ -183,6 +185,10 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
         last.template_refresh = cached.refresh;
     }
     last.present = true;
+    // Until the queue answers: an error out of the wait (a cancel) must not leave the previous
+    // statement's outcome on this decision.
+    last.audited = "not known: the statement was interrupted while its decision was queued";
+    last.refused_unaudited = false;
     AuditRecord &audit = last.audit;
     struct Facts {
         uint64 id;
