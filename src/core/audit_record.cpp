@@ -50,10 +50,10 @@ class Reader {
         pos_ += sizeof(T);
         return value;
     }
-    std::string text() {
+    std::string_view view() {
         auto n = get<std::uint32_t>();
         need(n);
-        std::string s(bytes_.substr(pos_, n));
+        std::string_view s = bytes_.substr(pos_, n);
         pos_ += n;
         return s;
     }
@@ -91,29 +91,7 @@ void encode(const AuditRecord &a, std::string &out) {
 }
 
 AuditRecord decode(std::string_view bytes) {
-    Reader r(bytes);
-    if (r.get<std::uint32_t>() != kFormat) throw AuditFormatError("unknown audit entry format");
-    AuditRecord a;
-    a.decision_id = r.get<std::uint64_t>();
-    a.decided_at = r.get<std::int64_t>();
-    a.database = r.get<std::uint32_t>();
-    a.session_role = r.get<std::uint32_t>();
-    a.acting_role = r.get<std::uint32_t>();
-    a.pid = r.get<std::int32_t>();
-    a.query_id = r.get<std::int64_t>();
-    a.allowed = r.get<std::uint8_t>() != 0;
-    a.sync = r.get<std::uint8_t>() != 0;
-    auto state = r.get<std::uint8_t>();
-    if (state > static_cast<std::uint8_t>(State::Unverified))
-        throw AuditFormatError("audit entry with an unknown state");
-    a.state = static_cast<State>(state);
-    a.record_hash = r.get<std::int64_t>();
-    a.shape_hash = r.get<std::int64_t>();
-    for (std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
-                           &a.payload, &a.record, &a.note})
-        *s = r.text();
-    if (!r.done()) throw AuditFormatError("audit entry longer than its fields");
-    return a;
+    return to_record(decode_view(bytes));
 }
 
 // Eight bytes at a time (multiply-xorshift), then a final avalanche; stable across platforms
@@ -144,10 +122,78 @@ std::int64_t content_hash(std::string_view kind, std::string_view text) {
     return static_cast<std::int64_t>(h);
 }
 
-std::int64_t shape_hash_of(const AuditRecord &a) {
-    std::string key = std::string(a.allowed ? "1" : "0") + to_string(a.state) + '\0' + a.reason +
-                      '\0' + a.columns + '\0' + a.bindings + '\0' + a.payload;
+namespace {
+template <typename R>
+std::int64_t shape_hash_impl(const R &a) {
+    std::string key;
+    key.reserve(a.reason.size() + a.columns.size() + a.bindings.size() + a.payload.size() + 16);
+    key += a.allowed ? "1" : "0";
+    key += to_string(a.state);
+    for (std::string_view part : {std::string_view(a.reason), std::string_view(a.columns),
+                                  std::string_view(a.bindings), std::string_view(a.payload)}) {
+        key += '\0';
+        key += part;
+    }
     return content_hash("shape", key);
+}
+}  // namespace
+
+std::int64_t shape_hash_of(const AuditRecord &a) {
+    return shape_hash_impl(a);
+}
+std::int64_t shape_hash_of(const AuditView &a) {
+    return shape_hash_impl(a);
+}
+
+AuditView decode_view(std::string_view bytes) {
+    Reader r(bytes);
+    if (r.get<std::uint32_t>() != kFormat) throw AuditFormatError("unknown audit entry format");
+    AuditView a;
+    a.decision_id = r.get<std::uint64_t>();
+    a.decided_at = r.get<std::int64_t>();
+    a.database = r.get<std::uint32_t>();
+    a.session_role = r.get<std::uint32_t>();
+    a.acting_role = r.get<std::uint32_t>();
+    a.pid = r.get<std::int32_t>();
+    a.query_id = r.get<std::int64_t>();
+    a.allowed = r.get<std::uint8_t>() != 0;
+    a.sync = r.get<std::uint8_t>() != 0;
+    auto state = r.get<std::uint8_t>();
+    if (state > static_cast<std::uint8_t>(State::Unverified))
+        throw AuditFormatError("audit entry with an unknown state");
+    a.state = static_cast<State>(state);
+    a.record_hash = r.get<std::int64_t>();
+    a.shape_hash = r.get<std::int64_t>();
+    for (std::string_view *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
+                                &a.payload, &a.record, &a.note})
+        *s = r.view();
+    if (!r.done()) throw AuditFormatError("audit entry longer than its fields");
+    return a;
+}
+
+AuditRecord to_record(const AuditView &v) {
+    AuditRecord a;
+    a.decision_id = v.decision_id;
+    a.decided_at = v.decided_at;
+    a.database = v.database;
+    a.session_role = v.session_role;
+    a.acting_role = v.acting_role;
+    a.pid = v.pid;
+    a.query_id = v.query_id;
+    a.allowed = v.allowed;
+    a.sync = v.sync;
+    a.state = v.state;
+    a.record_hash = v.record_hash;
+    a.shape_hash = v.shape_hash;
+    a.question_id = v.question_id;
+    a.statement = v.statement;
+    a.reason = v.reason;
+    a.columns = v.columns;
+    a.bindings = v.bindings;
+    a.payload = v.payload;
+    a.record = v.record;
+    a.note = v.note;
+    return a;
 }
 
 }  // namespace clarify

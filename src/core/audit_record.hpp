@@ -37,8 +37,26 @@ struct AuditRecord {
     std::int64_t shape_hash = 0;
 };
 
+// The same entry read in place: its texts point into the queue's bytes (no copies), for the
+// writer's hot path. Valid while those bytes are.
+struct AuditView {
+    std::uint64_t decision_id = 0;
+    std::int64_t decided_at = 0;
+    std::uint32_t database = 0, session_role = 0, acting_role = 0;
+    std::int32_t pid = 0;
+    std::int64_t query_id = 0;
+    bool allowed = true, sync = true;
+    State state = State::Resolved;
+    std::int64_t record_hash = 0, shape_hash = 0;
+    std::string_view question_id, statement, reason, columns, bindings, payload, record, note;
+};
+
 // The hash under which the audit stores a decision's shape.
 std::int64_t shape_hash_of(const AuditRecord &record);
+std::int64_t shape_hash_of(const AuditView &record);
+
+AuditView decode_view(std::string_view bytes);
+AuditRecord to_record(const AuditView &view);
 
 class AuditFormatError : public std::runtime_error {
   public:

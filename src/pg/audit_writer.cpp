@@ -171,9 +171,11 @@ std::string number(long long v) {
     return std::to_string(v);
 }
 
-void write_batch(const std::vector<AuditRecord> &batch) {
+// Works on owned records (the fallback path) and on views into the queue (the hot path).
+template <typename Entry>
+void write_batch(const std::vector<Entry> &batch) {
     bool any_sync = false;
-    for (const AuditRecord &a : batch) any_sync = any_sync || a.sync;
+    for (const Entry &a : batch) any_sync = any_sync || a.sync;
     pg_guard([&] {
         SetCurrentStatementStartTimestamp();
         StartTransactionCommand();
@@ -206,19 +208,19 @@ void write_batch(const std::vector<AuditRecord> &batch) {
     Column question;
     Column note_id, note_at, note_text;
     std::unordered_set<int64> fresh;
-    auto remember_text = [&](const char *kind, const std::string &body) {
+    auto remember_text = [&](const char *kind, std::string_view body) {
         int64 h = content_hash(kind, body);
         if (!stored.count(h) && fresh.insert(h).second) {
             text_hash.push_back(number(h));
-            text_body.push_back(body);
+            text_body.push_back(std::string(body));
         }
         return h;
     };
-    for (const AuditRecord &a : batch) {
+    for (const Entry &a : batch) {
         if (!a.note.empty()) {
             note_id.push_back(number(static_cast<long long>(a.decision_id)));
             note_at.push_back(number(a.decided_at));
-            note_text.push_back(a.note);
+            note_text.push_back(std::string(a.note));
             continue;
         }
         int64 statement_h = remember_text("statement", a.statement);
@@ -232,9 +234,9 @@ void write_batch(const std::vector<AuditRecord> &batch) {
             shape_hash.push_back(number(shape_h));
             shape_allowed.push_back(a.allowed ? "true" : "false");
             shape_state.push_back(std::string(to_string(a.state)));
-            shape_reason.push_back(a.reason);
-            shape_columns.push_back(a.columns);
-            shape_bindings.push_back(a.bindings);
+            shape_reason.push_back(std::string(a.reason));
+            shape_columns.push_back(std::string(a.columns));
+            shape_bindings.push_back(std::string(a.bindings));
             shape_payload.push_back(a.payload.empty() ? std::nullopt
                                                       : std::optional<std::string>(a.payload));
         }
@@ -282,7 +284,8 @@ void write_batch(const std::vector<AuditRecord> &batch) {
 }
 
 // Tries one write; on failure rolls back, counts and logs it, and returns the error text.
-std::optional<std::string> try_write(AuditSlot *slot, const std::vector<AuditRecord> &batch) {
+template <typename Entry>
+std::optional<std::string> try_write(AuditSlot *slot, const std::vector<Entry> &batch) {
     try {
         write_batch(batch);
         return std::nullopt;
@@ -333,14 +336,14 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
         uint64 cap = buffer.size();
         uint64 bytes = pg_guard([&] { return audit_worker_peek(slot, buf, cap, &from); });
         if (bytes == 0) return total;
-        std::vector<AuditRecord> batch;
-        std::vector<uint64> ends;  // end offset of each decoded entry
+        std::vector<AuditView> batch;  // views into `buffer`, valid until the next peek
+        std::vector<uint64> ends;      // end offset of each decoded entry
         uint64 malformed = 0;
         for (uint64 pos = 0; pos < bytes;) {
             uint32 length;
             memcpy(&length, buf + pos, sizeof(uint32));
             try {
-                batch.push_back(decode(std::string_view(buf + pos + sizeof(uint32), length)));
+                batch.push_back(decode_view(std::string_view(buf + pos + sizeof(uint32), length)));
                 ends.push_back(pos + sizeof(uint32) + length);
             } catch (const AuditFormatError &) {
                 ++malformed;
@@ -358,7 +361,7 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                 // Sync decisions are waited for: go on at once. Async ones can gather into the
                 // next batch unless the queue is filling up (a quarter of it wakes us anyway).
                 bool any_sync = false;
-                for (const AuditRecord &a : batch) any_sync = any_sync || a.sync;
+                for (const AuditView &a : batch) any_sync = any_sync || a.sync;
                 uint64 pending = pg_guard([&] { return audit_pending_bytes(slot); });
                 if (!any_sync && pending * 4 <= audit_ring_size() && !ShutdownRequestPending)
                     return total;
@@ -367,9 +370,9 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
         }
         // One entry at a time, each in its own transaction.
         for (size_t i = 0; i < batch.size(); ++i) {
-            std::vector<AuditRecord> one{batch[i]};
+            std::vector<AuditRecord> one{to_record(batch[i])};
             if (auto error = try_write(slot, one)) {
-                std::vector<AuditRecord> reduced{unwritable(batch[i], *error)};
+                std::vector<AuditRecord> reduced{unwritable(one[0], *error)};
                 if (try_write(slot, reduced)) return -1;  // the audit itself is unavailable
             }
             uint64 upto = i + 1 == batch.size() ? bytes : ends[i];

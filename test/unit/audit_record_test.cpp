@@ -1,0 +1,86 @@
+// The audit entry's encoding: what the backend queues is what the writer reads, copied or viewed.
+#include "audit_record.hpp"
+
+#include <gtest/gtest.h>
+
+namespace clarify {
+namespace {
+
+AuditRecord sample() {
+    AuditRecord a;
+    a.decision_id = 3659401256763395ULL;
+    a.decided_at = 817654321000000;
+    a.database = 16384;
+    a.session_role = 10;
+    a.acting_role = 16400;
+    a.pid = 4242;
+    a.query_id = -77;
+    a.allowed = false;
+    a.sync = true;
+    a.state = State::Mismatch;
+    a.question_id = "q_1042";
+    a.statement = "SELECT sum(booked_amount) FROM sales.orders";
+    a.reason = "the record resolves \"revenue\" to Recognized revenue";
+    a.columns = "[\"sales.orders.booked_amount\"]";
+    a.bindings = "[]";
+    a.payload = "{\"state\":\"MISMATCH\"}";
+    a.record = "{\"question_id\":\"q_1042\"}";
+    a.record_hash = 12345;
+    a.shape_hash = shape_hash_of(a);
+    return a;
+}
+
+TEST(AuditRecord, RoundTripsThroughTheQueueEncoding) {
+    AuditRecord a = sample();
+    std::string bytes;
+    encode(a, bytes);
+    AuditRecord b = decode(bytes);
+    EXPECT_EQ(b.decision_id, a.decision_id);
+    EXPECT_EQ(b.decided_at, a.decided_at);
+    EXPECT_EQ(b.acting_role, a.acting_role);
+    EXPECT_EQ(b.query_id, a.query_id);
+    EXPECT_FALSE(b.allowed);
+    EXPECT_EQ(b.state, State::Mismatch);
+    EXPECT_EQ(b.statement, a.statement);
+    EXPECT_EQ(b.payload, a.payload);
+    EXPECT_EQ(b.record_hash, 12345);
+    EXPECT_EQ(b.shape_hash, a.shape_hash);
+}
+
+TEST(AuditRecord, AViewReadsTheSameFieldsWithoutCopying) {
+    AuditRecord a = sample();
+    std::string bytes;
+    encode(a, bytes);
+    AuditView v = decode_view(bytes);
+    EXPECT_EQ(v.statement, a.statement);
+    EXPECT_EQ(v.reason, a.reason);
+    EXPECT_GE(v.statement.data(), bytes.data());
+    EXPECT_LT(v.statement.data(), bytes.data() + bytes.size());
+    EXPECT_EQ(shape_hash_of(v), shape_hash_of(a));
+    EXPECT_EQ(to_record(v).columns, a.columns);
+}
+
+TEST(AuditRecord, ShapesDifferWhenTheirContentDoes) {
+    AuditRecord a = sample();
+    AuditRecord b = a;
+    b.reason = "unwritable decision";
+    EXPECT_NE(shape_hash_of(a), shape_hash_of(b));
+    b = a;
+    b.allowed = true;
+    EXPECT_NE(shape_hash_of(a), shape_hash_of(b));
+    EXPECT_NE(content_hash("statement", "x"), content_hash("record", "x"));
+    EXPECT_EQ(content_hash("statement", a.statement), content_hash("statement", a.statement));
+}
+
+TEST(AuditRecord, MalformedEntriesAreRefused) {
+    std::string bytes;
+    encode(sample(), bytes);
+    EXPECT_THROW(decode(bytes.substr(0, bytes.size() - 3)), AuditFormatError);
+    EXPECT_THROW(decode_view(bytes + "x"), AuditFormatError);
+    std::string wrong = bytes;
+    wrong[0] ^= 0x5A;
+    EXPECT_THROW(decode(wrong), AuditFormatError);
+}
+
+}  // namespace
+}  // namespace clarify
