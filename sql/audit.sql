@@ -112,7 +112,18 @@ SET ROLE regress_agent;
 SET pg_clarify.resolution = '{"question_id": "q_audit_locked", "question": "booked revenue", "bindings": [{"concept": "metric.booked_revenue", "source": "explicit"}]}';
 SELECT g->>'sqlstate' AS sqlstate, g->>'message' AS message, g->'detail'->>'state' AS state, g->'detail'->>'gate_decision' AS gate_decision
 FROM public.gate('SELECT sum(booked_amount) FROM sales.orders') g;
+-- A statement cancelled while waiting: last_decision() does not claim an audit outcome.
+SET pg_clarify.resolution = '{"question_id": "q_audit_cancelled", "question": "booked revenue", "bindings": [{"concept": "metric.booked_revenue", "source": "explicit"}]}';
 RESET ROLE;
+SET pg_clarify.audit_timeout = 5000;
+SET statement_timeout = 300;
+SET ROLE regress_agent;
+\set VERBOSITY terse
+SELECT sum(booked_amount) FROM sales.orders;
+\set VERBOSITY default
+SELECT clarify.last_decision() ->> 'audited' AS audited;
+RESET ROLE;
+RESET statement_timeout;
 SELECT dblink_exec('dba', 'ROLLBACK');
 SELECT dblink_disconnect('dba');
 RESET pg_clarify.audit_timeout;
