@@ -92,8 +92,7 @@ SELECT count(*) AS parallel_rows FROM clarify.audit WHERE question_id = 'q_audit
 
 -- A client that disconnects right after its statement: the row was committed before it got
 -- its answer.
-SELECT dblink_connect('gone', format('dbname=%s user=regress_agent host=%s port=%s', current_database(),
-       split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')));
+SELECT dblink_connect('gone', public.conninfo(current_database(), 'regress_agent'));
 SELECT dblink_exec('gone', $$SET pg_clarify.resolution = '{"question_id": "q_audit_gone"}'$$);
 SET client_min_messages = warning;
 SELECT dblink_exec('gone', 'SELECT sum(booked_amount) FROM sales.orders', false);
@@ -103,8 +102,7 @@ SELECT count(*) AS rows_of_disconnected_client FROM clarify.audit WHERE question
 
 -- The audit table locked: the decision cannot be committed in time -> QC005, fail closed; the
 -- gate serves normally once the lock is gone.
-SELECT dblink_connect('dba', format('dbname=%s host=%s port=%s', current_database(),
-       split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')));
+SELECT dblink_connect('dba', public.conninfo(current_database()));
 SELECT dblink_exec('dba', 'BEGIN');
 SELECT dblink_exec('dba', 'LOCK TABLE clarify.audit_log IN ACCESS EXCLUSIVE MODE');
 SET pg_clarify.audit_timeout = 300;

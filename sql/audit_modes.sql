@@ -26,8 +26,7 @@ SELECT dropped FROM clarify.audit_queue() WHERE database = current_database();
 
 -- Another database with the extension: its decisions land in its own audit.
 CREATE DATABASE regress_clarify_other;
-SELECT dblink_connect('other_dba', format('dbname=regress_clarify_other host=%s port=%s',
-       split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')));
+SELECT dblink_connect('other_dba', public.conninfo('regress_clarify_other'));
 SELECT dblink_exec('other_dba', $sql$
   SET client_min_messages = warning;
   CREATE EXTENSION pg_clarify;
@@ -38,8 +37,7 @@ SELECT dblink_exec('other_dba', $sql$
   INSERT INTO clarify.concept_columns VALUES ('metric.weight', 'public.shipments', 'weight');
   DO $do$ BEGIN PERFORM clarify.govern_role('regress_agent'); END $do$;
 $sql$);
-SELECT dblink_connect('other_agent', format('dbname=regress_clarify_other user=regress_agent host=%s port=%s',
-       split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')));
+SELECT dblink_connect('other_agent', public.conninfo('regress_clarify_other', 'regress_agent'));
 SELECT dblink_exec('other_agent', $$SET pg_clarify.resolution = '{"question_id": "q_other_db"}'$$);
 SELECT * FROM dblink('other_agent', 'SELECT sum(weight) FROM public.shipments') AS t(total numeric);
 SELECT * FROM dblink('other_dba', $$SELECT decision || ' ' || statement FROM clarify.audit WHERE question_id = 'q_other_db'$$) AS t(audited text);

@@ -3,8 +3,7 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dblink;
 RESET client_min_messages;
-SELECT dblink_connect('agent', format('dbname=%s user=regress_agent host=%s port=%s', current_database(),
-       split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')));
+SELECT dblink_connect('agent', public.conninfo(current_database(), 'regress_agent'));
 CREATE FUNCTION public.agent_says(sql text) RETURNS text LANGUAGE sql AS $$
   SELECT s FROM dblink('agent', format('SELECT public.gate_state(%L)', sql)) AS t(s text) $$;
 
@@ -40,8 +39,7 @@ SELECT dblink_disconnect('agent');
 
 -- A session inside a REPEATABLE READ transaction still loads the newest catalog: governing a
 -- role takes effect at its next statement, not after its snapshot ends.
-SELECT dblink_connect('analyst', format('dbname=%s user=regress_analyst host=%s port=%s', current_database(),
-       split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')));
+SELECT dblink_connect('analyst', public.conninfo(current_database(), 'regress_analyst'));
 SELECT dblink_exec('analyst', 'BEGIN ISOLATION LEVEL REPEATABLE READ');
 SELECT s AS analyst_before FROM dblink('analyst', $$SELECT public.gate_state('SELECT sum(booked_amount) FROM sales.orders')$$) AS t(s text);
 SELECT clarify.govern_role('regress_analyst');

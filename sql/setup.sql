@@ -63,4 +63,10 @@ END $$;
 CREATE FUNCTION public.gate_state(sql text) RETURNS text LANGUAGE sql AS $$
   SELECT coalesce(g->'detail'->>'state', g->>'sqlstate', 'ok') FROM public.gate(sql) g $$;
 GRANT EXECUTE ON FUNCTION public.gate(text), public.gate_state(text) TO PUBLIC;
+-- Where a second session (dblink) reaches this server: its socket and port, a database, a role.
+CREATE FUNCTION public.conninfo(db text DEFAULT current_database(), role text DEFAULT NULL)
+RETURNS text LANGUAGE sql AS $$
+  SELECT format('dbname=%s host=%s port=%s', db,
+                split_part(current_setting('unix_socket_directories'), ',', 1),
+                current_setting('port')) || coalesce(' user=' || role, '') $$;
 RESET client_min_messages;
