@@ -6,15 +6,21 @@ extern "C" {
 #include "pgstat.h"
 #include "port/atomics.h"
 #include "postmaster/bgworker.h"
-#include "storage/condition_variable.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "storage/pmsignal.h"
 #include "utils/timestamp.h"
 }
 
+#include <climits>
 #include <cstring>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace clarify::pg {
 
@@ -28,7 +34,11 @@ struct AuditSlot {
     pg_atomic_uint64 write_pos;  // bytes ever enqueued
     pg_atomic_uint64 read_pos;   // bytes committed by the writer
     uint64 enqueued, written, dropped, timeouts, failed_batches, malformed;
-    ConditionVariable committed;  // read_pos moved: entries durable, space free
+    // Moves (after read_pos) whenever the writer commits: backends waiting for their entry or
+    // for space sleep on it. A futex on Linux: one wake-up call serves every sleeper, where a
+    // condition variable signals each waiting process.
+    pg_atomic_uint32 commit_seq;
+    pg_atomic_uint32 sleepers;
     char last_error[256];
     Size ring_offset;  // from the queue's start
 };
@@ -48,6 +58,36 @@ constexpr const char *kTranche = "pg_clarify audit queue";
 constexpr long kWriterStartupMs = 3000;
 // Sync waiters look this often whether the writer is still there (and start another if not).
 constexpr long kWaiterCheckMs = 500;
+// The longest single sleep of a waiter: interrupts (cancel, statement_timeout, terminate) and
+// the postmaster's death are noticed within this.
+constexpr long kWaiterNapMs = 20;
+
+// Sleeps until the slot's commit sequence is no longer `seen`, at most timeout_ms (and at most
+// kWaiterNapMs); then serves interrupts. Spurious returns are fine: callers loop.
+void sleep_on_commit(AuditSlot *slot, uint32 seen, long timeout_ms) {
+    long ms = Max(1L, Min(timeout_ms, kWaiterNapMs));
+    pg_atomic_fetch_add_u32(&slot->sleepers, 1);
+    pgstat_report_wait_start(PG_WAIT_EXTENSION);
+#ifdef __linux__
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAIT, seen, &ts, nullptr, 0);
+#else
+    if (pg_atomic_read_u32(&slot->commit_seq) == seen) pg_usleep(1000L);
+#endif
+    pgstat_report_wait_end();
+    pg_atomic_fetch_sub_u32(&slot->sleepers, 1);
+    if (!PostmasterIsAlive()) proc_exit(1);
+    CHECK_FOR_INTERRUPTS();
+}
+
+// After read_pos moved (or the writer left): wakes every sleeper with one call.
+void wake_sleepers(AuditSlot *slot) {
+    pg_atomic_fetch_add_u32(&slot->commit_seq, 1);  // a full barrier
+    if (pg_atomic_read_u32(&slot->sleepers) == 0) return;
+#ifdef __linux__
+    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+#endif
+}
 
 Size header_size(int nslots) {
     return MAXALIGN(offsetof(AuditQueue, slots) + sizeof(AuditSlot) * nslots);
@@ -140,7 +180,6 @@ int start_writer(AuditSlot *slot) {
 }
 
 EnqueueResult timed_out(AuditSlot *slot) {
-    ConditionVariableCancelSleep();
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     slot->timeouts++;
     LWLockRelease(slot->lock);
@@ -175,7 +214,8 @@ void audit_queue_attach(void *base, bool found) {
         slot->lock = &locks[i + 1].lock;
         pg_atomic_init_u64(&slot->write_pos, 0);
         pg_atomic_init_u64(&slot->read_pos, 0);
-        ConditionVariableInit(&slot->committed);
+        pg_atomic_init_u32(&slot->commit_seq, 0);
+        pg_atomic_init_u32(&slot->sleepers, 0);
         slot->ring_offset = header_size(queue->nslots) + Size(i) * queue->ring_size;
     }
 }
@@ -191,17 +231,24 @@ uint64 audit_pending_bytes(AuditSlot *slot) {
 EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms) {
     uint64 need = sizeof(uint32) + length;
     if (need > queue->ring_size) return EnqueueResult::TooLarge;
-    TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms);
+    // Only a sync decision ever waits (an async one is dropped when the queue is full).
+    TimestampTz deadline =
+        sync ? TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms) : 0;
     AuditSlot *slot = nullptr;
     uint64 end = 0;
+    uint32 seen = 0;
     for (;;) {
         if (!slot && !(slot = find_slot(MyDatabaseId, true))) return EnqueueResult::NoWriter;
-        int writer = start_writer(slot);
-        if (writer < 0) {
-            slot = nullptr;
-            continue;
+        // The writer is normally up; only when it is not does looking cost a lock and a clock read.
+        if (slot->writer_pid == 0) {
+            int writer = start_writer(slot);
+            if (writer < 0) {
+                slot = nullptr;
+                continue;
+            }
+            if (writer == 0) return EnqueueResult::NoWriter;
         }
-        if (writer == 0) return EnqueueResult::NoWriter;
+        seen = pg_atomic_read_u32(&slot->commit_seq);
         LWLockAcquire(slot->lock, LW_EXCLUSIVE);
         if (slot->database != MyDatabaseId) {  // released by an idle writer meanwhile
             LWLockRelease(slot->lock);
@@ -231,21 +278,25 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         LWLockRelease(slot->lock);
         long wait = remaining_ms(deadline);
         if (wait <= 0) return timed_out(slot);
-        ConditionVariableTimedSleep(&slot->committed, wait, PG_WAIT_EXTENSION);
+        sleep_on_commit(slot, seen, wait);
     }
-    ConditionVariableCancelSleep();
     if (!sync) return EnqueueResult::Queued;
 
     // Group commit: one writer commit wakes every backend whose entry it covered.
-    ConditionVariablePrepareToSleep(&slot->committed);
-    while (pg_atomic_read_u64(&slot->read_pos) < end) {
-        long wait = remaining_ms(deadline);
+    TimestampTz checked = GetCurrentTimestamp();
+    for (;;) {
+        seen = pg_atomic_read_u32(&slot->commit_seq);
+        pg_memory_barrier();
+        if (pg_atomic_read_u64(&slot->read_pos) >= end) break;
+        TimestampTz now = GetCurrentTimestamp();
+        long wait = TimestampDifferenceMilliseconds(now, deadline);
         if (wait <= 0) return timed_out(slot);
-        if (ConditionVariableTimedSleep(&slot->committed, Min(wait, kWaiterCheckMs),
-                                        PG_WAIT_EXTENSION))
+        if (TimestampDifferenceExceeds(checked, now, kWaiterCheckMs)) {
+            checked = now;
             (void)start_writer(slot);  // a writer that died is replaced
+        }
+        sleep_on_commit(slot, seen, wait);
     }
-    ConditionVariableCancelSleep();
     return EnqueueResult::Committed;
 }
 
@@ -280,7 +331,7 @@ void audit_worker_detach(int, Datum arg) {
     }
     LWLockRelease(slot->lock);
     LWLockRelease(queue->assign_lock);
-    ConditionVariableBroadcast(&slot->committed);
+    wake_sleepers(slot);
 }
 
 uint64 audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from) {
@@ -307,7 +358,7 @@ void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 ma
     slot->malformed += malformed;
     slot->last_error[0] = '\0';
     LWLockRelease(slot->lock);
-    ConditionVariableBroadcast(&slot->committed);
+    wake_sleepers(slot);
 }
 
 void audit_worker_failed(AuditSlot *slot, const char *message) {
