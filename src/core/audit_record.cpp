@@ -67,7 +67,7 @@ class Reader {
     std::size_t pos_ = 0;
 };
 
-constexpr std::uint32_t kFormat = 0x41554433;  // "AUD3"
+constexpr std::uint32_t kFormat = 0x41554434;  // "AUD4"
 
 }  // namespace
 
@@ -85,6 +85,7 @@ void encode(const AuditRecord &a, std::string &out) {
     put<std::uint8_t>(out, static_cast<std::uint8_t>(a.state));
     put(out, a.record_hash);
     put(out, a.shape_hash);
+    put(out, a.statement_hash);
     for (const std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
                                  &a.payload, &a.record, &a.note})
         put_text(out, *s);
@@ -164,6 +165,7 @@ AuditView decode_view(std::string_view bytes) {
     a.state = static_cast<State>(state);
     a.record_hash = r.get<std::int64_t>();
     a.shape_hash = r.get<std::int64_t>();
+    a.statement_hash = r.get<std::int64_t>();
     for (std::string_view *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
                                 &a.payload, &a.record, &a.note})
         *s = r.view();
@@ -185,6 +187,7 @@ AuditRecord to_record(const AuditView &v) {
     a.state = v.state;
     a.record_hash = v.record_hash;
     a.shape_hash = v.shape_hash;
+    a.statement_hash = v.statement_hash;
     a.question_id = v.question_id;
     a.statement = v.statement;
     a.reason = v.reason;

@@ -35,6 +35,7 @@ struct AuditRecord {
     // bindings, payload), computed once by the backend for a decision it reuses; 0: not given.
     std::int64_t record_hash = 0;
     std::int64_t shape_hash = 0;
+    std::int64_t statement_hash = 0;  // content_hash("statement", statement); 0: not given
 };
 
 // The same entry read in place: its texts point into the queue's bytes (no copies), for the
@@ -47,7 +48,7 @@ struct AuditView {
     std::int64_t query_id = 0;
     bool allowed = true, sync = true;
     State state = State::Resolved;
-    std::int64_t record_hash = 0, shape_hash = 0;
+    std::int64_t record_hash = 0, shape_hash = 0, statement_hash = 0;
     std::string_view question_id, statement, reason, columns, bindings, payload, record, note;
 };
 

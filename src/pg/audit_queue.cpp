@@ -334,10 +334,25 @@ void audit_worker_detach(int, Datum arg) {
     wake_sleepers(slot);
 }
 
-uint64 audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from) {
+const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from, uint64 *bytes) {
     uint64 r = pg_atomic_read_u64(&slot->read_pos);
     uint64 w = pg_atomic_read_u64(&slot->write_pos);
     pg_read_barrier();
+    *from = r;
+    // In place: the whole entries before the ring's end. Backends write only past w, and nothing
+    // before read_pos is reused until the writer commits.
+    uint64 start = r % queue->ring_size, off = start;
+    while (r + (off - start) < w && off + sizeof(uint32) <= queue->ring_size) {
+        uint32 length;
+        memcpy(&length, ring_of(slot) + off, sizeof(uint32));
+        if (off + sizeof(uint32) + length > queue->ring_size) break;
+        off += sizeof(uint32) + length;
+    }
+    if (off > start) {
+        *bytes = off - start;
+        return ring_of(slot) + start;
+    }
+    // The first entry wraps around the end: copy entries out.
     uint64 pos = r;
     while (pos < w) {
         uint32 length;
@@ -347,8 +362,8 @@ uint64 audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from) {
         ring_copy_out(slot, pos, buf + (pos - r), need);
         pos += need;
     }
-    *from = r;
-    return pos - r;
+    *bytes = pos - r;
+    return buf;
 }
 
 void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed) {

@@ -30,10 +30,11 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
 struct AuditSlot;
 AuditSlot *audit_worker_attach(Oid database);
 void audit_worker_detach(int code, Datum slot);
-// Copies whole entries from the committed position on into buf (at most cap bytes); returns the
-// number of bytes copied, the start position in *from. An entry longer than cap is still copied
-// when it is the first (cap is at least the ring size).
-uint64 audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from);
+// The whole entries from the committed position on: in place in the ring when they do not wrap
+// around its end, else copied into buf (at most cap bytes; cap is at least the ring size).
+// Returns where they are, their size in *bytes (0: none) and their start position in *from.
+// Valid until audit_worker_commit().
+const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from, uint64 *bytes);
 void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed);
 void audit_worker_failed(AuditSlot *slot, const char *message);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.

@@ -10,7 +10,9 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -143,8 +145,6 @@ Datum value_array(const std::vector<T> &values, const std::vector<bool> *nulls, 
     "OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog.*) pg_catalog.interval '1 " \
     "microsecond')"
 
-Statement lock_texts = {
-    "LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN ROW EXCLUSIVE MODE", 0, nullptr};
 Statement insert_texts = {
     "INSERT INTO clarify.audit_texts (hash, body) "
     "SELECT h::int8, b FROM unnest($1, $2) AS u(h, b) ON CONFLICT DO NOTHING",
@@ -180,15 +180,18 @@ void write_batch(const std::vector<Entry> &batch) {
         SetCurrentStatementStartTimestamp();
         StartTransactionCommand();
         // A sync decision is durable before its backend goes on, whatever the server's default;
-        // a batch of async decisions only needs to reach the WAL soon.
-        set_config_option("synchronous_commit", any_sync ? "on" : "off", PGC_SUSET, PGC_S_SESSION,
-                          GUC_ACTION_LOCAL, true, 0, false);
+        // a batch of async decisions only needs to reach the WAL soon (the writer's session runs
+        // with synchronous_commit off).
+        if (any_sync) ForceSyncCommit();
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
         PushActiveSnapshot(GetTransactionSnapshot());
         pgstat_report_activity(STATE_RUNNING, "pg_clarify: writing audit batch");
+        // Purge deletes unreferenced texts under a conflicting lock and moves the generation.
+        for (const char *table : {"audit_texts", "audit_shapes"})
+            (void)RangeVarGetRelid(
+                makeRangeVar(const_cast<char *>("clarify"), const_cast<char *>(table), -1),
+                RowExclusiveLock, false);
     });
-    // Purge deletes unreferenced texts under a conflicting lock and moves the generation.
-    execute(lock_texts, {});
     {
         // Read under the lock purge_audit() conflicts with: a purge that deleted texts has
         // committed (or not begun) by now.
@@ -208,8 +211,8 @@ void write_batch(const std::vector<Entry> &batch) {
     Column question;
     Column note_id, note_at, note_text;
     std::unordered_set<int64> fresh;
-    auto remember_text = [&](const char *kind, std::string_view body) {
-        int64 h = content_hash(kind, body);
+    auto remember_text = [&](const char *kind, std::string_view body, int64 given) {
+        int64 h = given ? given : content_hash(kind, body);
         if (!stored.count(h) && fresh.insert(h).second) {
             text_hash.push_back(number(h));
             text_body.push_back(std::string(body));
@@ -223,12 +226,12 @@ void write_batch(const std::vector<Entry> &batch) {
             note_text.push_back(std::string(a.note));
             continue;
         }
-        int64 statement_h = remember_text("statement", a.statement);
+        int64 statement_h = remember_text("statement", a.statement, a.statement_hash);
         record_null.push_back(a.record.empty());
         record.push_back(a.record.empty() ? 0
                          : a.record_hash && stored.count(a.record_hash)
                              ? a.record_hash
-                             : remember_text("record", a.record));
+                             : remember_text("record", a.record, a.record_hash));
         int64 shape_h = a.shape_hash ? a.shape_hash : shape_hash_of(a);
         if (!stored.count(shape_h) && fresh.insert(shape_h).second) {
             shape_hash.push_back(number(shape_h));
@@ -310,6 +313,7 @@ AuditRecord unwritable(const AuditRecord &a, const std::string &error) {
     // Its content differs from the shape and record the backend hashed: hash it anew.
     safe.shape_hash = 0;
     safe.record_hash = 0;
+    safe.statement_hash = 0;
     safe.columns = "[]";
     safe.bindings = "[]";
     safe.payload.clear();
@@ -331,13 +335,17 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
     static int failures = 0;
     long total = 0;
     for (;;) {
-        uint64 from = 0;
-        char *buf = buffer.data();
+        uint64 from = 0, bytes = 0;
+        char *scratch = buffer.data();
         uint64 cap = buffer.size();
-        uint64 bytes = pg_guard([&] { return audit_worker_peek(slot, buf, cap, &from); });
+        const char *buf =
+            pg_guard([&] { return audit_worker_peek(slot, scratch, cap, &from, &bytes); });
         if (bytes == 0) return total;
-        std::vector<AuditView> batch;  // views into `buffer`, valid until the next peek
-        std::vector<uint64> ends;      // end offset of each decoded entry
+        static std::vector<AuditView>
+            batch;  // views into the ring (or `buffer`), valid until committed
+        static std::vector<uint64> ends;  // end offset of each decoded entry
+        batch.clear();
+        ends.clear();
         uint64 malformed = 0;
         for (uint64 pos = 0; pos < bytes;) {
             uint32 length;
@@ -427,6 +435,8 @@ void clarify_audit_writer_main(Datum arg) {
     BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
     // Everything the writer runs resolves in pg_catalog or names its schema.
     SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
+    // Batches with a sync decision force a synchronous commit (ForceSyncCommit).
+    SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
     clarify::pg::cpp_entry([&] { clarify::pg::writer_loop(database); });
     proc_exit(0);
 }

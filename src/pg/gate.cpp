@@ -90,19 +90,30 @@ std::vector<const GovernedColumn *> governed_reads(const Catalog &catalog, ReadS
 // (with a 64 kB record it always fits the smallest queue; padding cannot push a decision out).
 constexpr size_t kMaxStatementBytes = 64 * 1024;
 
-std::string statement_text(const char *source, const PlannedStmt *stmt) {
-    if (!source) return {};
+// Sets `out` to the statement's text (its own part of a multi-statement string, cut at
+// kMaxStatementBytes) and returns whether it changed: a statement run again keeps its hash.
+bool set_statement_text(std::string &out, const char *source, const PlannedStmt *stmt) {
+    if (!source) {
+        bool changed = !out.empty();
+        out.clear();
+        return changed;
+    }
     size_t length = strlen(source), begin = 0, count = length;
     if (stmt && stmt->stmt_location >= 0 && static_cast<size_t>(stmt->stmt_location) <= length) {
         begin = stmt->stmt_location;
         count = stmt->stmt_len > 0 ? Min(static_cast<size_t>(stmt->stmt_len), length - begin)
                                    : length - begin;
     }
-    if (count <= kMaxStatementBytes) return std::string(source + begin, count);
+    if (count <= kMaxStatementBytes) {
+        if (std::string_view(out) == std::string_view(source + begin, count)) return false;
+        out.assign(source + begin, count);
+        return true;
+    }
     size_t cut = kMaxStatementBytes;
     while (cut > 0 && (static_cast<unsigned char>(source[begin + cut]) & 0xC0) == 0x80) --cut;
-    return std::string(source + begin, cut) +
-           " ... [statement truncated: " + std::to_string(count) + " bytes]";
+    out = std::string(source + begin, cut) + " ... [statement truncated: " + std::to_string(count) +
+          " bytes]";
+    return true;
 }
 
 const char *audit_outcome(EnqueueResult result) {
@@ -207,7 +218,8 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     audit.acting_role = facts.acting_role;
     audit.pid = facts.pid;
     audit.query_id = stmt ? static_cast<int64>(stmt->queryId) : 0;
-    audit.statement = statement_text(source, stmt);
+    if (set_statement_text(audit.statement, source, stmt) || !audit.statement_hash)
+        audit.statement_hash = content_hash("statement", audit.statement);
     audit.sync = audit_mode == static_cast<int>(AuditMode::Sync);
 
     static std::string entry;  // reused: no allocation per statement once it has grown
@@ -222,7 +234,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     last.audited = audit_outcome(result);
     last.refused_unaudited = false;
     const AuditRecord &a = last.audit;
-    const std::string id = std::to_string(a.decision_id);
+    auto id = [&a] { return std::to_string(a.decision_id); };
 
     if (sync && result != EnqueueResult::Committed) {
         // The statement will not run: say so in the audit too, after the decision's own row
@@ -249,7 +261,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
             });
         }
         nlohmann::json detail = {
-            {"decision_id", id},
+            {"decision_id", id()},
             {"state", "AUDIT_UNAVAILABLE"},
             {"question_id",
              a.question_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.question_id)},
@@ -275,7 +287,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     }
     if (a.allowed) return;
     throw ReportedError(sqlcode_of(a.state), message_text(catalog, decision),
-                        decision_json(catalog, decision, id, a.question_id, false),
+                        decision_json(catalog, decision, id(), a.question_id, false),
                         hint_text(catalog, decision));
 }
 

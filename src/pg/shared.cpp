@@ -67,8 +67,19 @@ uint64 purge_generation() {
     return pg_atomic_read_u64(&shared->purge_generation);
 }
 
+// Each backend takes ids in blocks: one shared atomic operation per kIdBlock decisions instead of
+// one per decision (a cache line every deciding backend would otherwise pull to its CPU). Ids are
+// unique and increase within a backend; across backends decided_at orders decisions.
 uint64 next_decision_id() {
-    return pg_atomic_fetch_add_u64(&shared->next_decision_id, 1) + 1;
+    constexpr uint64 kIdBlock = 64;
+    static uint64 next = 0, end = 0;
+    static int owner = 0;  // a forked child (none expected) must not reuse its parent's block
+    if (next == end || owner != MyProcPid) {
+        next = pg_atomic_fetch_add_u64(&shared->next_decision_id, kIdBlock) + 1;
+        end = next + kIdBlock;
+        owner = MyProcPid;
+    }
+    return next++;
 }
 
 }  // namespace clarify::pg

@@ -27,6 +27,7 @@ AuditRecord sample() {
     a.record = "{\"question_id\":\"q_1042\"}";
     a.record_hash = 12345;
     a.shape_hash = shape_hash_of(a);
+    a.statement_hash = content_hash("statement", a.statement);
     return a;
 }
 
@@ -45,6 +46,7 @@ TEST(AuditRecord, RoundTripsThroughTheQueueEncoding) {
     EXPECT_EQ(b.payload, a.payload);
     EXPECT_EQ(b.record_hash, 12345);
     EXPECT_EQ(b.shape_hash, a.shape_hash);
+    EXPECT_EQ(b.statement_hash, content_hash("statement", b.statement));
 }
 
 TEST(AuditRecord, AViewReadsTheSameFieldsWithoutCopying) {
@@ -58,6 +60,8 @@ TEST(AuditRecord, AViewReadsTheSameFieldsWithoutCopying) {
     EXPECT_LT(v.statement.data(), bytes.data() + bytes.size());
     EXPECT_EQ(shape_hash_of(v), shape_hash_of(a));
     EXPECT_EQ(to_record(v).columns, a.columns);
+    EXPECT_EQ(v.statement_hash, a.statement_hash);
+    EXPECT_EQ(to_record(v).statement_hash, a.statement_hash);
 }
 
 TEST(AuditRecord, ShapesDifferWhenTheirContentDoes) {
