@@ -91,6 +91,13 @@ void encode(const AuditRecord &a, std::string &out) {
         put_text(out, *s);
 }
 
+void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t decided_at) {
+    constexpr std::size_t kId = sizeof(kFormat), kAt = kId + sizeof(decision_id);
+    if (entry.size() < kAt + sizeof(decided_at)) throw AuditFormatError("truncated audit entry");
+    std::memcpy(entry.data() + kId, &decision_id, sizeof(decision_id));
+    std::memcpy(entry.data() + kAt, &decided_at, sizeof(decided_at));
+}
+
 AuditRecord decode(std::string_view bytes) {
     return to_record(decode_view(bytes));
 }

@@ -73,6 +73,9 @@ std::string decision_reason(const Decision &decision);
 
 // Pointer-free encoding for the queue; decode throws AuditFormatError on a malformed entry.
 void encode(const AuditRecord &record, std::string &out);
+// Rewrites the decision id and time of an entry encode() made, in place: a statement run again
+// with the same decision differs in nothing else.
+void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t decided_at);
 AuditRecord decode(std::string_view bytes);
 
 // Stable 64-bit content hash (FNV-1a) used to store repeated texts once.

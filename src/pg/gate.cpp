@@ -218,13 +218,35 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     audit.acting_role = facts.acting_role;
     audit.pid = facts.pid;
     audit.query_id = stmt ? static_cast<int64>(stmt->queryId) : 0;
-    if (set_statement_text(audit.statement, source, stmt) || !audit.statement_hash)
-        audit.statement_hash = content_hash("statement", audit.statement);
+    bool same_text = !set_statement_text(audit.statement, source, stmt) && audit.statement_hash;
+    if (!same_text) audit.statement_hash = content_hash("statement", audit.statement);
     audit.sync = audit_mode == static_cast<int>(AuditMode::Sync);
 
+    // The queue entry: encoded anew when anything but the id and time differs from the last one,
+    // else the last one with those two rewritten (a prepared statement run over and over).
+    struct EntryKey {
+        uint64 refresh;
+        int64 query_id;
+        uint32 database, session_role, acting_role;
+        int32 pid;
+        bool sync;
+        bool operator==(const EntryKey &o) const {
+            return refresh == o.refresh && query_id == o.query_id && database == o.database &&
+                   session_role == o.session_role && acting_role == o.acting_role && pid == o.pid &&
+                   sync == o.sync;
+        }
+    };
     static std::string entry;  // reused: no allocation per statement once it has grown
-    entry.clear();
-    encode(audit, entry);
+    static EntryKey entry_key{};
+    EntryKey key_now{last.template_refresh, audit.query_id, audit.database, audit.session_role,
+                     audit.acting_role,     audit.pid,      audit.sync};
+    if (same_text && !entry.empty() && entry_key == key_now) {
+        patch_entry(entry, audit.decision_id, audit.decided_at);
+    } else {
+        entry.clear();
+        encode(audit, entry);
+        entry_key = key_now;
+    }
     const char *bytes = entry.data();
     uint32 length = static_cast<uint32>(entry.size());
     bool sync = audit.sync;

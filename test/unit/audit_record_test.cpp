@@ -49,6 +49,23 @@ TEST(AuditRecord, RoundTripsThroughTheQueueEncoding) {
     EXPECT_EQ(b.statement_hash, content_hash("statement", b.statement));
 }
 
+TEST(AuditRecord, PatchingAnEntryRewritesOnlyItsIdAndTime) {
+    AuditRecord a = sample();
+    std::string bytes;
+    encode(a, bytes);
+    patch_entry(bytes, 99, -5);
+    AuditRecord b = decode(bytes);
+    EXPECT_EQ(b.decision_id, 99u);
+    EXPECT_EQ(b.decided_at, -5);
+    a.decision_id = 99;
+    a.decided_at = -5;
+    std::string expected;
+    encode(a, expected);
+    EXPECT_EQ(bytes, expected);
+    std::string too_short = "AUD4";
+    EXPECT_THROW(patch_entry(too_short, 1, 1), AuditFormatError);
+}
+
 TEST(AuditRecord, AViewReadsTheSameFieldsWithoutCopying) {
     AuditRecord a = sample();
     std::string bytes;
