@@ -172,17 +172,32 @@ std::string number(long long v) {
 }
 
 // Works on owned records (the fallback path) and on views into the queue (the hot path).
+// A sync decision is durable before its backend goes on, whatever the server's default (at least
+// `on`, or the configured remote_write / remote_apply: a synchronous standby has it too); a batch
+// of async decisions only needs to reach the WAL soon. Set for one batch, then restored, without
+// the cost of a GUC change per transaction (the setting is read at commit).
+class CommitLevel {
+  public:
+    explicit CommitLevel(bool any_sync) : saved_(synchronous_commit) {
+        synchronous_commit = any_sync ? Max(saved_, static_cast<int>(SYNCHRONOUS_COMMIT_ON))
+                                      : static_cast<int>(SYNCHRONOUS_COMMIT_OFF);
+    }
+    ~CommitLevel() { synchronous_commit = saved_; }
+    CommitLevel(const CommitLevel &) = delete;
+    CommitLevel &operator=(const CommitLevel &) = delete;
+
+  private:
+    int saved_;
+};
+
 template <typename Entry>
 void write_batch(const std::vector<Entry> &batch) {
     bool any_sync = false;
     for (const Entry &a : batch) any_sync = any_sync || a.sync;
+    CommitLevel level(any_sync);
     pg_guard([&] {
         SetCurrentStatementStartTimestamp();
         StartTransactionCommand();
-        // A sync decision is durable before its backend goes on, whatever the server's default;
-        // a batch of async decisions only needs to reach the WAL soon (the writer's session runs
-        // with synchronous_commit off).
-        if (any_sync) ForceSyncCommit();
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
         PushActiveSnapshot(GetTransactionSnapshot());
         pgstat_report_activity(STATE_RUNNING, "pg_clarify: writing audit batch");
@@ -435,8 +450,6 @@ void clarify_audit_writer_main(Datum arg) {
     BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
     // Everything the writer runs resolves in pg_catalog or names its schema.
     SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
-    // Batches with a sync decision force a synchronous commit (ForceSyncCommit).
-    SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
     clarify::pg::cpp_entry([&] { clarify::pg::writer_loop(database); });
     proc_exit(0);
 }

@@ -243,6 +243,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     if (same_text && !entry.empty() && entry_key == key_now) {
         patch_entry(entry, audit.decision_id, audit.decided_at);
     } else {
+        entry_key = EntryKey{};  // no match until encode() has finished (it may throw)
         entry.clear();
         encode(audit, entry);
         entry_key = key_now;
