@@ -183,12 +183,17 @@ start_cluster() {
     log "cluster: running (socket $dir, port $port)"
 }
 
+# stop_dir DIR: stops the server of the cluster in DIR if it runs (fast, else immediate).
+stop_dir() {
+    [[ -f $1/data/postmaster.pid ]] || return 0
+    as_owner "$PG_BINDIR/pg_ctl" -D "$1/data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
+        as_owner "$PG_BINDIR/pg_ctl" -D "$1/data" -m immediate stop >/dev/null 2>&1 || true
+}
+
 stop_cluster() {
     [[ -n ${CLUSTER_DIR:-} ]] || return 0
     if [[ -f $CLUSTER_DIR/data/postmaster.pid ]]; then
-        as_owner "$PG_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
-            as_owner "$PG_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -m immediate stop >/dev/null 2>&1 ||
-            true
+        stop_dir "$CLUSTER_DIR"
         log "cluster: stopped ($CLUSTER_DIR)"
     fi
     # A fallback cluster under /tmp leaves only its logs behind, in the directory that was asked for.

@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-plan 6
+plan 7
 
 db=clarify_fault
 export PGDATABASE=$db FAULT_AGENT=regress_fault_agent
@@ -70,4 +70,7 @@ mismatched=$( (echo "CREATE TEMP TABLE answered (qid text, outcome text);"
                echo "SELECT count(*) FROM answered a JOIN clarify.audit u ON u.question_id = a.qid WHERE (a.outcome = 'ok') <> (u.decision = 'allowed');") |
              "$PG_BINDIR/psql" -X -qAt -d "$db" 2>&1 | tail -n 1)
 equals "and the row says what the client was told" "$mismatched" "0"
+# Backends take decision ids in blocks: concurrent sessions and the restart never share one.
+equals "decision ids are unique across the 4 sessions and the restart" \
+    "$(q "SELECT count(*) - count(DISTINCT decision_id) FROM clarify.audit_log")" "0"
 finish
