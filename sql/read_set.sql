@@ -165,6 +165,23 @@ EXECUTE booked_by_id(1);
 RESET pg_clarify.resolution;
 EXECUTE booked_by_id(1);
 DEALLOCATE booked_by_id;
+-- A plan's read set is traced once per catalog: governing or releasing a column a generic plan
+-- reads applies at its next execution.
+SET plan_cache_mode = force_generic_plan;
+PREPARE status_by_id(int) AS SELECT status FROM sales.orders WHERE id = $1;
+EXECUTE status_by_id(1);
+EXECUTE status_by_id(1);
+RESET ROLE;
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('metric.booked_revenue', 'sales.orders', 'status');
+SET ROLE regress_agent;
+EXECUTE status_by_id(1);
+EXECUTE status_by_id(1);
+RESET ROLE;
+DELETE FROM clarify.concept_columns WHERE relation = 'sales.orders'::regclass AND column_name = 'status';
+SET ROLE regress_agent;
+EXECUTE status_by_id(1);
+DEALLOCATE status_by_id;
+RESET plan_cache_mode;
 -- A parallel plan is decided once, in the leader.
 RESET ROLE;
 SET parallel_setup_cost = 0;

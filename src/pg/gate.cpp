@@ -314,22 +314,90 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
                         hint_text(catalog, decision));
 }
 
+// The governed columns each recently started plan reads. A plan is not changed while the memory
+// context holding it lives, and the read set depends only on the plan and on which relations the
+// catalog governs: a prepared statement run over and over is traced once per catalog. A reset
+// callback on the plan's context forgets its entry before that memory can hold another plan.
+using GovernedReads = std::vector<const GovernedColumn *>;
+struct PlanReads {
+    const PlannedStmt *stmt = nullptr;  // nullptr: free
+    const Plan *plan_tree = nullptr;    // checked too: a plan in reused memory has new parts
+    const List *rtable = nullptr;
+    uint64 serial = 0;                       // which filling of the entry a callback belongs to
+    std::shared_ptr<const Catalog> catalog;  // keeps the GovernedColumn pointers alive
+    std::shared_ptr<const GovernedReads> read;
+};
+constexpr int kPlanReadsEntries = 8;
+PlanReads plan_reads_cache[kPlanReadsEntries];
+int plan_reads_next = 0;
+uint64 plan_reads_serial = 0;
+
+struct PlanReadsForget {
+    MemoryContextCallback callback;
+    int entry;
+    uint64 serial;
+};
+
+// Runs inside a memory context reset or delete, possibly during an abort: only marks the entry.
+void forget_plan_reads(void *arg) {
+    auto *forget = static_cast<PlanReadsForget *>(arg);
+    PlanReads &e = plan_reads_cache[forget->entry];
+    if (e.serial == forget->serial) e.stmt = nullptr;
+}
+
+std::shared_ptr<const GovernedReads> plan_reads(const std::shared_ptr<const Catalog> &catalog,
+                                                PlannedStmt *stmt) {
+    for (const PlanReads &e : plan_reads_cache)
+        if (e.stmt == stmt && e.plan_tree == stmt->planTree && e.rtable == stmt->rtable &&
+            e.catalog == catalog)
+            return e.read;
+    auto read = std::make_shared<GovernedReads>();
+    if (bool *watched = watched_entries(*catalog, stmt->rtable)) {
+        ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
+        *read = governed_reads(*catalog, reads);
+    }
+    int index = plan_reads_next;
+    plan_reads_next = (plan_reads_next + 1) % kPlanReadsEntries;
+    PlanReads &e = plan_reads_cache[index];
+    e.stmt = nullptr;  // unusable until its context will tell us when the plan goes
+    e.serial = ++plan_reads_serial;
+    e.catalog = catalog;
+    e.read = read;
+    uint64 serial = e.serial;
+    pg_guard([&] {
+        MemoryContext context = GetMemoryChunkContext(stmt);
+        auto *forget =
+            static_cast<PlanReadsForget *>(MemoryContextAlloc(context, sizeof(PlanReadsForget)));
+        forget->callback.func = forget_plan_reads;
+        forget->callback.arg = forget;
+        forget->entry = index;
+        forget->serial = serial;
+        MemoryContextRegisterResetCallback(context, &forget->callback);
+    });
+    e.plan_tree = stmt->planTree;
+    e.rtable = stmt->rtable;
+    e.stmt = stmt;
+    return read;
+}
+
 void gate_range_table(List *range_table) {
     if (!session_is_gated()) return;
     std::shared_ptr<const Catalog> catalog = governance_catalog();
     if (!catalog || catalog->column_count() == 0) return;
-    bool *watched = watched_entries(*catalog, range_table);
-    if (!watched) return;
 
     PlannedStmt *stmt =
         starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
-    if (stmt && starting_explain_only) return;  // plain EXPLAIN reads nothing
-    ReadSet reads = pg_guard([&] {
-        return stmt ? plan_read_set(stmt, watched) : range_table_read_set(range_table, watched);
-    });
-    std::vector<const GovernedColumn *> read = governed_reads(*catalog, reads);
-    if (read.empty()) return;
-    decide_statement(catalog, read, stmt, stmt ? starting_text : debug_query_string);
+    if (stmt) {
+        if (starting_explain_only) return;  // plain EXPLAIN reads nothing
+        std::shared_ptr<const GovernedReads> read = plan_reads(catalog, stmt);
+        if (!read->empty()) decide_statement(catalog, *read, stmt, starting_text);
+        return;
+    }
+    bool *watched = watched_entries(*catalog, range_table);
+    if (!watched) return;
+    ReadSet reads = pg_guard([&] { return range_table_read_set(range_table, watched); });
+    GovernedReads read = governed_reads(*catalog, reads);
+    if (!read.empty()) decide_statement(catalog, read, nullptr, debug_query_string);
 }
 
 void clarify_executor_start(QueryDesc *query_desc, int eflags) {
