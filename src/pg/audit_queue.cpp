@@ -208,7 +208,9 @@ void audit_queue_attach(void *base, bool found) {
     queue = static_cast<AuditQueue *>(base);
     if (found) return;
     LWLockPadded *locks = GetNamedLWLockTranche(kTranche);
-    memset(queue, 0, header_size(audit_databases));
+    // The rings too: the kernel allocates a shared page at its first touch, and that first touch
+    // would otherwise fall on a backend deciding a statement (a few microseconds per page).
+    memset(queue, 0, audit_queue_shmem_size());
     queue->nslots = audit_databases;
     queue->ring_size = ring_bytes();
     queue->assign_lock = &locks[0].lock;
