@@ -182,6 +182,34 @@ SET ROLE regress_agent;
 EXECUTE status_by_id(1);
 DEALLOCATE status_by_id;
 RESET plan_cache_mode;
+-- A plan costs its memory context one callback however often its read set is traced again: ten
+-- cached plans run in turn (more than the per-session cache holds) leave the plans' memory as is.
+RESET ROLE;
+CREATE FUNCTION sales.ten_plans(n int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..n LOOP
+    PERFORM id FROM sales.orders WHERE id = 1;
+    PERFORM order_date FROM sales.orders WHERE id = 2;
+    PERFORM status FROM sales.orders WHERE id = 3;
+    PERFORM id, order_date FROM sales.orders WHERE id = 4;
+    PERFORM id, status FROM sales.orders WHERE id = 5;
+    PERFORM order_date, status FROM sales.orders WHERE id = 6;
+    PERFORM count(*) FROM sales.orders WHERE id = 7;
+    PERFORM max(order_date) FROM sales.orders;
+    PERFORM min(id) FROM sales.orders;
+    PERFORM count(status) FROM sales.orders;
+  END LOOP;
+END $$;
+SET ROLE regress_agent;
+SELECT sales.ten_plans(3);
+RESET ROLE;
+SELECT sum(used_bytes) AS plans_before FROM pg_backend_memory_contexts WHERE name = 'CachedPlan' \gset
+SET ROLE regress_agent;
+SELECT sales.ten_plans(500);
+RESET ROLE;
+SELECT sum(used_bytes) - :plans_before AS plan_memory_grown FROM pg_backend_memory_contexts WHERE name = 'CachedPlan';
+DROP FUNCTION sales.ten_plans(int);
+SET ROLE regress_agent;
 -- A parallel plan is decided once, in the leader.
 RESET ROLE;
 SET parallel_setup_cost = 0;

@@ -29,6 +29,7 @@ extern "C" {
 
 #include <nlohmann/json.hpp>
 
+#include <unordered_set>
 #include <vector>
 
 namespace clarify::pg {
@@ -323,26 +324,23 @@ struct PlanReads {
     const PlannedStmt *stmt = nullptr;  // nullptr: free
     const Plan *plan_tree = nullptr;    // checked too: a plan in reused memory has new parts
     const List *rtable = nullptr;
-    uint64 serial = 0;                       // which filling of the entry a callback belongs to
     std::shared_ptr<const Catalog> catalog;  // keeps the GovernedColumn pointers alive
     std::shared_ptr<const GovernedReads> read;
 };
 constexpr int kPlanReadsEntries = 8;
 PlanReads plan_reads_cache[kPlanReadsEntries];
 int plan_reads_next = 0;
-uint64 plan_reads_serial = 0;
+// Plans whose memory context has our callback: one per plan, however often its entry is evicted
+// and filled again (a plan run in a loop with more than kPlanReadsEntries others would otherwise
+// add a callback to its context at every run).
+std::unordered_set<const PlannedStmt *> plans_watched;
 
-struct PlanReadsForget {
-    MemoryContextCallback callback;
-    int entry;
-    uint64 serial;
-};
-
-// Runs inside a memory context reset or delete, possibly during an abort: only marks the entry.
+// Runs inside a memory context reset or delete, possibly during an abort: allocates nothing.
 void forget_plan_reads(void *arg) {
-    auto *forget = static_cast<PlanReadsForget *>(arg);
-    PlanReads &e = plan_reads_cache[forget->entry];
-    if (e.serial == forget->serial) e.stmt = nullptr;
+    const auto *stmt = static_cast<const PlannedStmt *>(arg);
+    for (PlanReads &e : plan_reads_cache)
+        if (e.stmt == stmt) e.stmt = nullptr;
+    plans_watched.erase(stmt);
 }
 
 std::shared_ptr<const GovernedReads> plan_reads(const std::shared_ptr<const Catalog> &catalog,
@@ -356,27 +354,28 @@ std::shared_ptr<const GovernedReads> plan_reads(const std::shared_ptr<const Cata
         ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
         *read = governed_reads(*catalog, reads);
     }
-    int index = plan_reads_next;
+    if (plans_watched.insert(stmt).second) {
+        try {
+            pg_guard([&] {
+                MemoryContext context = GetMemoryChunkContext(stmt);
+                auto *callback = static_cast<MemoryContextCallback *>(
+                    MemoryContextAlloc(context, sizeof(MemoryContextCallback)));
+                callback->func = forget_plan_reads;
+                callback->arg = stmt;
+                MemoryContextRegisterResetCallback(context, callback);
+            });
+        } catch (...) {
+            plans_watched.erase(stmt);
+            throw;
+        }
+    }
+    PlanReads &e = plan_reads_cache[plan_reads_next];
     plan_reads_next = (plan_reads_next + 1) % kPlanReadsEntries;
-    PlanReads &e = plan_reads_cache[index];
-    e.stmt = nullptr;  // unusable until its context will tell us when the plan goes
-    e.serial = ++plan_reads_serial;
-    e.catalog = catalog;
-    e.read = read;
-    uint64 serial = e.serial;
-    pg_guard([&] {
-        MemoryContext context = GetMemoryChunkContext(stmt);
-        auto *forget =
-            static_cast<PlanReadsForget *>(MemoryContextAlloc(context, sizeof(PlanReadsForget)));
-        forget->callback.func = forget_plan_reads;
-        forget->callback.arg = forget;
-        forget->entry = index;
-        forget->serial = serial;
-        MemoryContextRegisterResetCallback(context, &forget->callback);
-    });
+    e.stmt = stmt;
     e.plan_tree = stmt->planTree;
     e.rtable = stmt->rtable;
-    e.stmt = stmt;
+    e.catalog = catalog;
+    e.read = read;
     return read;
 }
 
