@@ -210,6 +210,31 @@ RESET ROLE;
 SELECT sum(used_bytes) - :plans_before AS plan_memory_grown FROM pg_backend_memory_contexts WHERE name = 'CachedPlan';
 DROP FUNCTION sales.ten_plans(int);
 SET ROLE regress_agent;
+-- Memory a freed plan leaves is reused by the next plan: its read set is never the previous
+-- plan's. Prepared in turn, a statement reading no governed column and one reading booked_amount.
+SET plan_cache_mode = force_generic_plan;
+DO $$
+DECLARE
+  ran int := 0;
+  rejected int := 0;
+BEGIN
+  FOR i IN 1..50 LOOP
+    EXECUTE 'PREPARE alternate(int) AS SELECT order_date FROM sales.orders WHERE id = $1';
+    EXECUTE 'EXECUTE alternate(1)';
+    EXECUTE 'EXECUTE alternate(2)';
+    ran := ran + 1;
+    EXECUTE 'DEALLOCATE alternate';
+    EXECUTE 'PREPARE alternate(int) AS SELECT booked_amount FROM sales.orders WHERE id = $1';
+    BEGIN
+      EXECUTE 'EXECUTE alternate(1)';
+    EXCEPTION WHEN OTHERS THEN
+      IF SQLSTATE LIKE 'QC%' THEN rejected := rejected + 1; END IF;
+    END;
+    EXECUTE 'DEALLOCATE alternate';
+  END LOOP;
+  RAISE NOTICE 'order_date ran % times; booked_amount rejected % times', ran, rejected;
+END $$;
+RESET plan_cache_mode;
 -- A parallel plan is decided once, in the leader.
 RESET ROLE;
 SET parallel_setup_cost = 0;

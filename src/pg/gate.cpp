@@ -327,34 +327,50 @@ struct PlanReads {
     std::shared_ptr<const Catalog> catalog;  // keeps the GovernedColumn pointers alive
     std::shared_ptr<const GovernedReads> read;
 };
-constexpr int kPlanReadsEntries = 8;
+constexpr int kPlanReadsEntries = 16;
 PlanReads plan_reads_cache[kPlanReadsEntries];
 int plan_reads_next = 0;
 // Plans whose memory context has our callback: one per plan, however often its entry is evicted
-// and filled again (a plan run in a loop with more than kPlanReadsEntries others would otherwise
-// add a callback to its context at every run).
-std::unordered_set<const PlannedStmt *> plans_watched;
+// and filled again (a plan run in turn with more than kPlanReadsEntries others would otherwise
+// add a callback to its context at every run). Never destroyed: a context reset at exit may
+// still call back.
+std::unordered_set<const PlannedStmt *> &plans_watched() {
+    static auto *plans = new std::unordered_set<const PlannedStmt *>;
+    return *plans;
+}
 
 // Runs inside a memory context reset or delete, possibly during an abort: allocates nothing.
-void forget_plan_reads(void *arg) {
+extern "C" void forget_plan_reads(void *arg) noexcept {
     const auto *stmt = static_cast<const PlannedStmt *>(arg);
     for (PlanReads &e : plan_reads_cache)
         if (e.stmt == stmt) e.stmt = nullptr;
-    plans_watched.erase(stmt);
+    plans_watched().erase(stmt);
 }
 
+// The governed columns `stmt` reads, or nullptr when it touches no governed relation (such plans
+// are not kept: the check is as cheap as a look-up, and they would push out the others). Assumes
+// what PostgreSQL does: a PlannedStmt is a palloc'd chunk, and nothing changes it in place (plans
+// are replaced, never edited, when invalidated).
 std::shared_ptr<const GovernedReads> plan_reads(const std::shared_ptr<const Catalog> &catalog,
                                                 PlannedStmt *stmt) {
-    for (const PlanReads &e : plan_reads_cache)
-        if (e.stmt == stmt && e.plan_tree == stmt->planTree && e.rtable == stmt->rtable &&
-            e.catalog == catalog)
-            return e.read;
-    auto read = std::make_shared<GovernedReads>();
-    if (bool *watched = watched_entries(*catalog, stmt->rtable)) {
-        ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
-        *read = governed_reads(*catalog, reads);
+    for (PlanReads &e : plan_reads_cache) {
+        if (!e.catalog) continue;
+        if (e.stmt && e.catalog == catalog) {
+            if (e.stmt == stmt && e.plan_tree == stmt->planTree && e.rtable == stmt->rtable)
+                return e.read;
+        } else {
+            // A plan that is gone, or a catalog that was replaced (it never comes back).
+            e.stmt = nullptr;
+            e.catalog.reset();
+            e.read.reset();
+        }
     }
-    if (plans_watched.insert(stmt).second) {
+    bool *watched = watched_entries(*catalog, stmt->rtable);
+    if (!watched) return nullptr;
+    auto read = std::make_shared<GovernedReads>();
+    ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
+    *read = governed_reads(*catalog, reads);
+    if (plans_watched().insert(stmt).second) {
         try {
             pg_guard([&] {
                 MemoryContext context = GetMemoryChunkContext(stmt);
@@ -365,7 +381,7 @@ std::shared_ptr<const GovernedReads> plan_reads(const std::shared_ptr<const Cata
                 MemoryContextRegisterResetCallback(context, callback);
             });
         } catch (...) {
-            plans_watched.erase(stmt);
+            plans_watched().erase(stmt);
             throw;
         }
     }
@@ -389,7 +405,7 @@ void gate_range_table(List *range_table) {
     if (stmt) {
         if (starting_explain_only) return;  // plain EXPLAIN reads nothing
         std::shared_ptr<const GovernedReads> read = plan_reads(catalog, stmt);
-        if (!read->empty()) decide_statement(catalog, *read, stmt, starting_text);
+        if (read && !read->empty()) decide_statement(catalog, *read, stmt, starting_text);
         return;
     }
     bool *watched = watched_entries(*catalog, range_table);
