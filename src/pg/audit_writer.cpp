@@ -5,6 +5,7 @@
 #include "audit_record.hpp"
 #include "audit_queue.hpp"
 #include "boundary.hpp"
+#include "compat.hpp"
 #include "gate.hpp"
 #include "shared.hpp"
 
@@ -20,6 +21,7 @@ extern "C" {
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -179,10 +181,10 @@ std::string number(long long v) {
 class CommitLevel {
   public:
     explicit CommitLevel(bool any_sync) : saved_(synchronous_commit) {
-        synchronous_commit = any_sync ? Max(saved_, static_cast<int>(SYNCHRONOUS_COMMIT_ON))
-                                      : static_cast<int>(SYNCHRONOUS_COMMIT_OFF);
+        set_commit_level(any_sync ? Max(saved_, static_cast<int>(SYNCHRONOUS_COMMIT_ON))
+                                  : static_cast<int>(SYNCHRONOUS_COMMIT_OFF));
     }
-    ~CommitLevel() { synchronous_commit = saved_; }
+    ~CommitLevel() { set_commit_level(saved_); }
     CommitLevel(const CommitLevel &) = delete;
     CommitLevel &operator=(const CommitLevel &) = delete;
 
@@ -440,12 +442,26 @@ void writer_loop(Oid database) {
 }  // namespace
 }  // namespace clarify::pg
 
+// SIGTERM (shutdown, pg_terminate_backend): finish what is queued, then leave. A commit waiting
+// for a synchronous standby that does not answer is given up as a backend's is (the batch stays
+// committed locally; PostgreSQL warns that it may not have reached the standby), so a fast
+// shutdown is not held up by it.
+static void clarify_audit_writer_sigterm(SIGNAL_ARGS) {
+    int save_errno = errno;
+    ShutdownRequestPending = true;
+    if (MyProc && MyProc->syncRepState == SYNC_REP_WAITING) {
+        ProcDiePending = true;
+        InterruptPending = true;
+    }
+    SetLatch(MyLatch);
+    errno = save_errno;
+}
+
 void clarify_audit_writer_main(Datum arg) {
     Oid database = DatumGetObjectId(arg);
     clarify::pg::mark_audit_writer();
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
-    // SIGTERM (shutdown, pg_terminate_backend): finish what is queued, then leave.
-    pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+    pqsignal(SIGTERM, clarify_audit_writer_sigterm);
     BackgroundWorkerUnblockSignals();
     BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
     // Everything the writer runs resolves in pg_catalog or names its schema.

@@ -3,7 +3,9 @@
 
 #include "pg.hpp"
 extern "C" {
+#include "access/xact.h"
 #include "executor/executor.h"
+#include "replication/syncrep.h"
 }
 
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
@@ -19,6 +21,15 @@ using CheckPermsHook = ExecutorCheckPerms_hook_type;
 
 inline Bitmapset *selected_columns(const RangeTblEntry *rte) {
     return rte->selectedCols;
+}
+
+// Sets this backend's synchronous_commit for the next commits without a GUC change: the variable
+// and what its assign hook derives from it (the synchronous-replication wait mode; without it a
+// commit at `on` would not wait for a synchronous standby). PG16 declares the hook in
+// utils/guc_hooks.h.
+inline void set_commit_level(int level) {
+    synchronous_commit = level;
+    assign_synchronous_commit(level, nullptr);
 }
 
 }  // namespace clarify::pg

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import psycopg
 import pytest
 from conftest import (
@@ -149,6 +151,58 @@ def test_audit_timeout_raises_audit_unavailable(admin, catalog, question_id) -> 
     finally:
         admin.execute(f"ALTER ROLE {AGENT} RESET pg_clarify.audit_timeout")
         admin.execute(f"ALTER ROLE {AGENT} RESET pg_clarify.audit_mode")
+
+
+def _audited(admin, decision_id: str, seconds: float = 10.0) -> bool:
+    """Whether the decision has its row in the audit, waiting up to `seconds` for the writer."""
+    deadline = time.monotonic() + seconds
+    while True:
+        row = admin.execute("SELECT count(*) FROM clarify.audit WHERE decision_id = %s",
+                            (int(decision_id),)).fetchone()
+        if row[0] or time.monotonic() > deadline:
+            return bool(row[0])
+        time.sleep(0.05)
+
+
+def test_sync_decision_waits_for_a_synchronous_standby(admin, catalog, question_id) -> None:
+    """A sync decision is committed at synchronous_commit >= on even where the server runs with
+    it off (as the test cluster does), so a synchronous standby has it too: with one configured
+    and not connected, the writer's commit waits and the statement fails closed with QC005. An
+    async decision's batch does not wait for it. Clearing the setting releases the writer."""
+    admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_timeout = 300")
+    admin.execute("ALTER SYSTEM SET synchronous_standby_names = 'regress_py_no_standby'")
+    admin.execute("SELECT pg_reload_conf()")
+    time.sleep(1)  # the checkpointer publishes the setting to waiting backends
+    try:
+        assert admin.execute("SELECT current_setting('synchronous_commit')").fetchone()[0] == "off"
+        record = ResolutionRecord(question_id, "Show Booked revenue",
+                                  [Binding(REVENUE, BOOKED, "explicit")])
+        admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_mode = 'async'")
+        with connect(user=AGENT) as conn:
+            agent = GatedSession(conn)
+            agent.attach(record)
+            assert agent.run(BOOKED_SQL) == [(2450,)]
+            async_id = agent.last_decision()["decision_id"]
+        assert _audited(admin, async_id), "an async batch waited for the standby"
+        admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_mode = 'sync'")
+        with connect(user=AGENT) as conn:
+            agent = GatedSession(conn)
+            agent.attach(record)
+            with pytest.raises(AuditUnavailable) as caught:
+                agent.run(BOOKED_SQL)
+            sync_id = caught.value.decision_id
+        assert caught.value.sqlstate == "QC005"
+    finally:
+        admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
+        admin.execute("SELECT pg_reload_conf()")
+        admin.execute(f"ALTER ROLE {AGENT} RESET pg_clarify.audit_timeout")
+        admin.execute(f"ALTER ROLE {AGENT} RESET pg_clarify.audit_mode")
+    # Released, the writer commits the waiting batch: the refused decision is in the audit.
+    assert _audited(admin, sync_id)
+    with connect(user=AGENT) as conn:
+        agent = GatedSession(conn)
+        agent.attach(record)
+        assert agent.run(BOOKED_SQL) == [(2450,)]
 
 
 def test_errors_that_are_not_the_gates_pass_through_unchanged(agent) -> None:
