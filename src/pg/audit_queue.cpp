@@ -40,6 +40,9 @@ struct AuditSlot {
     // condition variable signals each waiting process.
     pg_atomic_uint32 commit_seq;
     pg_atomic_uint32 sleepers;
+    // The last batch committed without its synchronous standby's confirmation: [from, upto).
+    // Set before read_pos passes it.
+    uint64 unconfirmed_from, unconfirmed_upto;
     char last_error[256];
     Size ring_offset;  // from the queue's start
 };
@@ -134,6 +137,7 @@ AuditSlot *find_slot(Oid database, bool claim) {
             slot->database = database;
             slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
             slot->failed_batches = slot->malformed = 0;
+            slot->unconfirmed_from = slot->unconfirmed_upto = 0;
             slot->last_error[0] = '\0';
             found = slot;
         }
@@ -182,11 +186,11 @@ int start_writer(AuditSlot *slot) {
     return 0;
 }
 
-EnqueueResult timed_out(AuditSlot *slot) {
+EnqueueResult timed_out(AuditSlot *slot, EnqueueResult result = EnqueueResult::TimedOut) {
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     slot->timeouts++;
     LWLockRelease(slot->lock);
-    return EnqueueResult::TimedOut;
+    return result;
 }
 
 long remaining_ms(TimestampTz deadline) {
@@ -282,7 +286,7 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         }
         LWLockRelease(slot->lock);
         long wait = remaining_ms(deadline);
-        if (wait <= 0) return timed_out(slot);
+        if (wait <= 0) return timed_out(slot, EnqueueResult::QueueFull);
         sleep_on_commit(slot, seen, wait);
     }
     if (!sync) return EnqueueResult::Queued;
@@ -297,7 +301,12 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
     for (;;) {
         seen = pg_atomic_read_u32(&slot->commit_seq);
         pg_memory_barrier();
-        if (pg_atomic_read_u64(&slot->read_pos) >= end) break;
+        if (pg_atomic_read_u64(&slot->read_pos) >= end) {
+            pg_read_barrier();
+            if (end > slot->unconfirmed_from && end <= slot->unconfirmed_upto)
+                return timed_out(slot, EnqueueResult::Unconfirmed);
+            break;
+        }
         TimestampTz now = GetCurrentTimestamp();
         long wait = TimestampDifferenceMilliseconds(now, deadline);
         if (wait <= 0) return timed_out(slot);
@@ -376,8 +385,14 @@ const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *fr
     return buf;
 }
 
-void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed) {
+void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
+                         bool confirmed) {
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    if (!confirmed) {
+        slot->unconfirmed_from = pg_atomic_read_u64(&slot->read_pos);
+        slot->unconfirmed_upto = upto;
+        pg_write_barrier();
+    }
     pg_atomic_write_u64(&slot->read_pos, upto);
     slot->written += entries;
     slot->malformed += malformed;

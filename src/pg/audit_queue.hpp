@@ -15,9 +15,12 @@ enum class EnqueueResult {
     Committed,  // sync: the writer has committed it
     Queued,     // async: in the queue
     Dropped,    // async: the queue was full (counted)
-    TimedOut,   // sync: not committed within the timeout
-    NoWriter,   // no audit writer could be started for this database
-    TooLarge,   // larger than the whole ring
+    TimedOut,   // sync: queued, not committed within the timeout
+    QueueFull,  // sync: no room in the queue within the timeout (not queued; counted as a timeout)
+    Unconfirmed,  // sync: committed locally, but the writer was stopped while a synchronous
+                  // standby had not confirmed it
+    NoWriter,     // no audit writer could be started for this database
+    TooLarge,     // larger than the whole ring
 };
 
 Size audit_queue_shmem_size();
@@ -35,7 +38,10 @@ void audit_worker_detach(int code, Datum slot);
 // Returns where they are, their size in *bytes (0: none) and their start position in *from.
 // Valid until audit_worker_commit().
 const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from, uint64 *bytes);
-void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed);
+// `confirmed` false: the batch ending at `upto` was committed locally but the wait for a
+// synchronous standby was given up (the writer is stopping); its sync waiters fail closed.
+void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
+                         bool confirmed = true);
 void audit_worker_failed(AuditSlot *slot, const char *message);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.
 bool audit_worker_release_if_idle(AuditSlot *slot);

@@ -192,6 +192,12 @@ class CommitLevel {
     int saved_;
 };
 
+// Set by the SIGTERM handler's reading: a commit is under way (interrupts are held in it, so a
+// die request set then acts only on a wait for a synchronous standby).
+volatile sig_atomic_t in_commit = 0;
+// Whether the last batch written was committed without its synchronous standby's confirmation.
+bool last_batch_unconfirmed = false;
+
 template <typename Entry>
 void write_batch(const std::vector<Entry> &batch) {
     bool any_sync = false;
@@ -294,13 +300,29 @@ void write_batch(const std::vector<Entry> &batch) {
         run(insert_batch, values);
     }
     if (!note_id.empty()) execute(insert_notes, {note_id, note_at, note_text});
-    pg_guard([] {
+    pg_guard([&] {
         SPI_finish();
         PopActiveSnapshot();
+        in_commit = 1;
+        // Stopping: do not start a wait for a synchronous standby that may never come.
+        if (ShutdownRequestPending && any_sync && sync_standbys_named()) {
+            ProcDiePending = true;
+            InterruptPending = true;
+        }
         CommitTransactionCommand();
+        in_commit = 0;
+        // A die request during the commit gave up the standby's confirmation (PostgreSQL logs
+        // it); the writer stops at its next interrupt check.
+        last_batch_unconfirmed = any_sync && ProcDiePending && sync_standbys_named();
         pgstat_report_activity(STATE_IDLE, nullptr);
     });
-    for (int64 h : fresh) stored.insert(h);
+    // Committed: nothing may throw from here on, or the batch would stay queued and be written
+    // again by the next writer. `stored` only saves inserts that ON CONFLICT would skip anyway.
+    try {
+        for (int64 h : fresh) stored.insert(h);
+    } catch (...) {
+        stored.clear();
+    }
 }
 
 // Tries one write; on failure rolls back, counts and logs it, and returns the error text.
@@ -310,6 +332,7 @@ std::optional<std::string> try_write(AuditSlot *slot, const std::vector<Entry> &
         write_batch(batch);
         return std::nullopt;
     } catch (const PgError &e) {
+        in_commit = 0;
         // Copied first: the error data lives in the transaction's memory, freed by the abort.
         std::string message = e.what();
         const char *text = message.c_str();
@@ -381,7 +404,10 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                 if (batch.size() > 1 || failures < 3) return -1;
             } else {
                 failures = 0;
-                pg_guard([&] { audit_worker_commit(slot, from + bytes, batch.size(), malformed); });
+                pg_guard([&] {
+                    audit_worker_commit(slot, from + bytes, batch.size(), malformed,
+                                        !last_batch_unconfirmed);
+                });
                 total += static_cast<long>(batch.size());
                 // Sync decisions are waited for: go on at once. Async ones can gather into the
                 // next batch unless the queue is filling up (a quarter of it wakes us anyway).
@@ -402,7 +428,8 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
             }
             uint64 upto = i + 1 == batch.size() ? bytes : ends[i];
             pg_guard([&] {
-                audit_worker_commit(slot, from + upto, 1, i + 1 == batch.size() ? malformed : 0);
+                audit_worker_commit(slot, from + upto, 1, i + 1 == batch.size() ? malformed : 0,
+                                    !last_batch_unconfirmed);
             });
             ++total;
         }
@@ -449,7 +476,7 @@ void writer_loop(Oid database) {
 static void clarify_audit_writer_sigterm(SIGNAL_ARGS) {
     int save_errno = errno;
     ShutdownRequestPending = true;
-    if (MyProc && MyProc->syncRepState == SYNC_REP_WAITING) {
+    if (clarify::pg::in_commit && clarify::pg::sync_standbys_named()) {
         ProcDiePending = true;
         InterruptPending = true;
     }

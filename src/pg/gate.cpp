@@ -127,12 +127,41 @@ const char *audit_outcome(EnqueueResult result) {
             return "dropped: the audit queue was full";
         case EnqueueResult::TimedOut:
             return "not committed within pg_clarify.audit_timeout";
+        case EnqueueResult::Unconfirmed:
+            return "the audit writer stopped before a synchronous standby confirmed it";
+        case EnqueueResult::QueueFull:
+            return "the audit queue had no room within pg_clarify.audit_timeout";
         case EnqueueResult::NoWriter:
             return "no audit writer could serve this database";
         case EnqueueResult::TooLarge:
             return "larger than the audit queue";
     }
     return "unknown";
+}
+
+// Queues the note that a sync decision, queued but not committed in time, was refused with QC005
+// (written after the decision's own row: the queue keeps order).
+void note_refusal(const AuditRecord &a, const char *why) {
+    AuditRecord note;
+    note.decision_id = a.decision_id;
+    note.decided_at = pg_guard([] { return GetCurrentTimestamp(); });
+    note.database = a.database;
+    note.sync = false;
+    note.note = std::string("refused with QC005: ") + why;
+    std::string note_entry;
+    encode(note, note_entry);
+    const char *note_bytes = note_entry.data();
+    uint32 note_length = static_cast<uint32>(note_entry.size());
+    EnqueueResult noted =
+        pg_guard([&] { return audit_enqueue(note_bytes, note_length, false, 0); });
+    if (noted != EnqueueResult::Queued) {
+        uint64 decision_id = a.decision_id;
+        pg_guard([&] {
+            ereport(WARNING, (errmsg("pg_clarify could not note that decision %lu was refused "
+                                     "unaudited",
+                                     (unsigned long)decision_id)));
+        });
+    }
 }
 
 // Decides one statement for a gated session, audits the decision (sync: committed before
@@ -261,27 +290,19 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     auto id = [&a] { return std::to_string(a.decision_id); };
 
     if (sync && result != EnqueueResult::Committed) {
-        // The statement will not run: say so in the audit too, after the decision's own row
-        // (queued without waiting; the queue keeps order).
-        AuditRecord note;
-        note.decision_id = a.decision_id;
-        note.decided_at = pg_guard([] { return GetCurrentTimestamp(); });
-        note.database = a.database;
-        note.sync = false;
-        note.note = std::string("refused with QC005: ") + last.audited;
-        std::string note_entry;
-        encode(note, note_entry);
-        const char *note_bytes = note_entry.data();
-        uint32 note_length = static_cast<uint32>(note_entry.size());
-        EnqueueResult noted =
-            pg_guard([&] { return audit_enqueue(note_bytes, note_length, false, 0); });
+        // The statement will not run. A decision queued but not committed in time (or committed
+        // without a synchronous standby's confirmation) has or will have its row: say so in the
+        // audit too, after that row (queued without waiting; the queue keeps order). One never
+        // queued (no room, no writer, too large) has no row to annotate: the server log says it.
         last.refused_unaudited = true;
-        if (noted != EnqueueResult::Queued) {
+        if (result == EnqueueResult::TimedOut || result == EnqueueResult::Unconfirmed) {
+            note_refusal(a, last.audited);
+        } else {
             uint64 decision_id = a.decision_id;
+            const char *why = last.audited;
             pg_guard([&] {
-                ereport(WARNING, (errmsg("pg_clarify could not note that decision %lu was refused "
-                                         "unaudited",
-                                         (unsigned long)decision_id)));
+                ereport(WARNING, (errmsg("pg_clarify refused decision %lu unaudited: %s",
+                                         (unsigned long)decision_id, why)));
             });
         }
         nlohmann::json detail = {

@@ -10,7 +10,8 @@ extern "C" {
 #include "storage/lwlock.h"
 }
 
-#include <ctime>
+#include <chrono>
+#include <cstdint>
 
 namespace clarify::pg {
 
@@ -25,9 +26,19 @@ SharedState *shared = nullptr;
 shmem_request_hook_type prev_shmem_request = nullptr;
 shmem_startup_hook_type prev_shmem_startup = nullptr;
 
-// 2^24 decisions per second of uptime before ids could meet those of a later start.
-constexpr int kIdShift = 24;
-constexpr std::time_t kIdEpoch = 1577836800;  // 2020-01-01
+// Ids start from the microseconds since 2020 times 2^12 at each start of shared memory (crash
+// restarts included): a later start begins above every id an earlier one took as long as it took
+// fewer than 4,096 per microsecond it ran (blocks of 64 per backend included), and a restart
+// within the same second no longer begins where the previous start did. Room until about 2090.
+constexpr int kIdShift = 12;
+constexpr std::int64_t kIdEpochMicros = 1577836800LL * 1000000;  // 2020-01-01
+
+uint64 first_decision_id() {
+    std::int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+    return static_cast<uint64>(Max(micros - kIdEpochMicros, std::int64_t(1))) << kIdShift;
+}
 
 void request_shared_memory(void) {
     if (prev_shmem_request) prev_shmem_request();
@@ -41,8 +52,7 @@ void attach_shared_memory(void) {
     bool found = false;
     shared = static_cast<SharedState *>(ShmemInitStruct("pg_clarify", sizeof(SharedState), &found));
     if (!found) {
-        pg_atomic_init_u64(&shared->next_decision_id,
-                           static_cast<uint64>(std::time(nullptr) - kIdEpoch) << kIdShift);
+        pg_atomic_init_u64(&shared->next_decision_id, first_decision_id());
         pg_atomic_init_u64(&shared->purge_generation, 0);
     }
     bool queue_found = false;

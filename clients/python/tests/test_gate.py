@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import psycopg
@@ -167,16 +168,27 @@ def _audited(admin, decision_id: str, seconds: float = 10.0) -> bool:
 def test_sync_decision_waits_for_a_synchronous_standby(admin, catalog, question_id) -> None:
     """A sync decision is committed at synchronous_commit >= on even where the server runs with
     it off (as the test cluster does), so a synchronous standby has it too: with one configured
-    and not connected, the writer's commit waits and the statement fails closed with QC005. An
-    async decision's batch does not wait for it. Clearing the setting releases the writer."""
-    admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_timeout = 300")
+    and not connected, the writer's commit waits for it. An async decision's batch does not.
+    Stopping the writer then gives up the wait: the batch stays committed locally, and the
+    statement waiting for it fails closed with QC005 instead of running."""
     admin.execute("ALTER SYSTEM SET synchronous_standby_names = 'regress_py_no_standby'")
     admin.execute("SELECT pg_reload_conf()")
     time.sleep(1)  # the checkpointer publishes the setting to waiting backends
+    record = ResolutionRecord(question_id, "Show Booked revenue",
+                              [Binding(REVENUE, BOOKED, "explicit")])
+    outcome: dict = {}
+
+    def run_sync() -> None:
+        with connect(user=AGENT) as conn:
+            agent = GatedSession(conn)
+            agent.attach(record)
+            try:
+                outcome["rows"] = agent.run(BOOKED_SQL)
+            except AuditUnavailable as error:
+                outcome["error"] = error
+
     try:
         assert admin.execute("SELECT current_setting('synchronous_commit')").fetchone()[0] == "off"
-        record = ResolutionRecord(question_id, "Show Booked revenue",
-                                  [Binding(REVENUE, BOOKED, "explicit")])
         admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_mode = 'async'")
         with connect(user=AGENT) as conn:
             agent = GatedSession(conn)
@@ -184,21 +196,34 @@ def test_sync_decision_waits_for_a_synchronous_standby(admin, catalog, question_
             assert agent.run(BOOKED_SQL) == [(2450,)]
             async_id = agent.last_decision()["decision_id"]
         assert _audited(admin, async_id), "an async batch waited for the standby"
+
         admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_mode = 'sync'")
-        with connect(user=AGENT) as conn:
-            agent = GatedSession(conn)
-            agent.attach(record)
-            with pytest.raises(AuditUnavailable) as caught:
-                agent.run(BOOKED_SQL)
-            sync_id = caught.value.decision_id
-        assert caught.value.sqlstate == "QC005"
+        admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_timeout = 10000")
+        waiter = threading.Thread(target=run_sync)
+        waiter.start()
+        writer = None
+        deadline = time.monotonic() + 5
+        while writer is None and time.monotonic() < deadline:
+            writer = admin.execute(
+                "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_clarify audit writer' "
+                "AND wait_event = 'SyncRep'").fetchone()
+            time.sleep(0.05)
+        assert writer is not None, "the writer's commit did not wait for the standby"
+        assert "rows" not in outcome
+        admin.execute("SELECT pg_terminate_backend(%s)", writer)
+        waiter.join(10)
+        assert not waiter.is_alive()
+        error = outcome.get("error")
+        assert error is not None and error.sqlstate == "QC005", outcome
+        assert "synchronous standby" in error.payload.get("reason", "")
+        # Committed locally before the writer stopped: the decision has its row.
+        assert _audited(admin, error.decision_id)
     finally:
         admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
         admin.execute("SELECT pg_reload_conf()")
         admin.execute(f"ALTER ROLE {AGENT} RESET pg_clarify.audit_timeout")
         admin.execute(f"ALTER ROLE {AGENT} RESET pg_clarify.audit_mode")
-    # Released, the writer commits the waiting batch: the refused decision is in the audit.
-    assert _audited(admin, sync_id)
+    time.sleep(1)
     with connect(user=AGENT) as conn:
         agent = GatedSession(conn)
         agent.attach(record)
