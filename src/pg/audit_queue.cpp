@@ -40,9 +40,11 @@ struct AuditSlot {
     // condition variable signals each waiting process.
     pg_atomic_uint32 commit_seq;
     pg_atomic_uint32 sleepers;
-    // The last batch committed without its synchronous standby's confirmation: [from, upto).
-    // Set before read_pos passes it.
-    uint64 unconfirmed_from, unconfirmed_upto;
+    // The end of the last batch committed without a synchronous standby's confirmation; only
+    // grows, and is set before read_pos passes it. A sync waiter whose entry ends at or before it
+    // fails closed (a waiter of a confirmed batch only if it looks after a later unconfirmed
+    // batch: rare, and a retry).
+    pg_atomic_uint64 unconfirmed_upto;
     char last_error[256];
     Size ring_offset;  // from the queue's start
 };
@@ -137,7 +139,6 @@ AuditSlot *find_slot(Oid database, bool claim) {
             slot->database = database;
             slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
             slot->failed_batches = slot->malformed = 0;
-            slot->unconfirmed_from = slot->unconfirmed_upto = 0;
             slot->last_error[0] = '\0';
             found = slot;
         }
@@ -225,6 +226,7 @@ void audit_queue_attach(void *base, bool found) {
         pg_atomic_init_u64(&slot->read_pos, 0);
         pg_atomic_init_u32(&slot->commit_seq, 0);
         pg_atomic_init_u32(&slot->sleepers, 0);
+        pg_atomic_init_u64(&slot->unconfirmed_upto, 0);
         slot->ring_offset = header_size(queue->nslots) + Size(i) * queue->ring_size;
     }
 }
@@ -303,7 +305,7 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         pg_memory_barrier();
         if (pg_atomic_read_u64(&slot->read_pos) >= end) {
             pg_read_barrier();
-            if (end > slot->unconfirmed_from && end <= slot->unconfirmed_upto)
+            if (end <= pg_atomic_read_u64(&slot->unconfirmed_upto))
                 return timed_out(slot, EnqueueResult::Unconfirmed);
             break;
         }
@@ -389,8 +391,7 @@ void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 ma
                          bool confirmed) {
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     if (!confirmed) {
-        slot->unconfirmed_from = pg_atomic_read_u64(&slot->read_pos);
-        slot->unconfirmed_upto = upto;
+        pg_atomic_write_u64(&slot->unconfirmed_upto, upto);
         pg_write_barrier();
     }
     pg_atomic_write_u64(&slot->read_pos, upto);

@@ -38,8 +38,9 @@ void audit_worker_detach(int code, Datum slot);
 // Returns where they are, their size in *bytes (0: none) and their start position in *from.
 // Valid until audit_worker_commit().
 const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from, uint64 *bytes);
-// `confirmed` false: the batch ending at `upto` was committed locally but the wait for a
-// synchronous standby was given up (the writer is stopping); its sync waiters fail closed.
+// `confirmed` false: the batch ending at `upto` was committed locally but a wait for a
+// synchronous standby may have been given up (a stop or cancel request during the commit); its
+// sync waiters fail closed.
 void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
                          bool confirmed = true);
 void audit_worker_failed(AuditSlot *slot, const char *message);

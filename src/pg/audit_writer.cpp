@@ -192,9 +192,12 @@ class CommitLevel {
     int saved_;
 };
 
-// Set by the SIGTERM handler's reading: a commit is under way (interrupts are held in it, so a
-// die request set then acts only on a wait for a synchronous standby).
+// A batch's commit is under way. A die request set during it acts, once the commit record is
+// written (interrupts are held from there on), only on a wait for a synchronous standby, which
+// PostgreSQL then gives up; before that point it aborts the batch, which stays queued.
 volatile sig_atomic_t in_commit = 0;
+// A cancel request (pg_cancel_backend) arrived during the commit: it too gives up that wait.
+volatile sig_atomic_t cancel_in_commit = 0;
 // Whether the last batch written was committed without its synchronous standby's confirmation.
 bool last_batch_unconfirmed = false;
 
@@ -303,17 +306,20 @@ void write_batch(const std::vector<Entry> &batch) {
     pg_guard([&] {
         SPI_finish();
         PopActiveSnapshot();
+        cancel_in_commit = 0;
         in_commit = 1;
         // Stopping: do not start a wait for a synchronous standby that may never come.
-        if (ShutdownRequestPending && any_sync && sync_standbys_named()) {
+        if (ShutdownRequestPending && any_sync) {
             ProcDiePending = true;
             InterruptPending = true;
         }
         CommitTransactionCommand();
         in_commit = 0;
-        // A die request during the commit gave up the standby's confirmation (PostgreSQL logs
-        // it); the writer stops at its next interrupt check.
-        last_batch_unconfirmed = any_sync && ProcDiePending && sync_standbys_named();
+        // A die or cancel request during the commit may have given up a synchronous standby's
+        // confirmation (PostgreSQL logs it): the batch's sync decisions are then not confirmed
+        // (also when no standby was waited for: failing closed costs a retry). A die request
+        // stops the writer at its next interrupt check.
+        last_batch_unconfirmed = any_sync && (ProcDiePending || cancel_in_commit);
         pgstat_report_activity(STATE_IDLE, nullptr);
     });
     // Committed: nothing may throw from here on, or the batch would stay queued and be written
@@ -339,9 +345,10 @@ std::optional<std::string> try_write(AuditSlot *slot, const std::vector<Entry> &
         size_t n = batch.size();
         pg_guard([&] {
             AbortCurrentTransaction();
+            // Counted before the log line: its interrupt check may end a writer asked to stop.
+            audit_worker_failed(slot, text);
             ereport(LOG,
                     (errmsg("pg_clarify audit writer: writing %zu decisions failed: %s", n, text)));
-            audit_worker_failed(slot, text);
         });
         return message;
     }
@@ -476,7 +483,7 @@ void writer_loop(Oid database) {
 static void clarify_audit_writer_sigterm(SIGNAL_ARGS) {
     int save_errno = errno;
     ShutdownRequestPending = true;
-    if (clarify::pg::in_commit && clarify::pg::sync_standbys_named()) {
+    if (clarify::pg::in_commit) {
         ProcDiePending = true;
         InterruptPending = true;
     }
@@ -484,11 +491,18 @@ static void clarify_audit_writer_sigterm(SIGNAL_ARGS) {
     errno = save_errno;
 }
 
+// SIGINT (pg_cancel_backend): as for any backend, and noted when it falls in a commit.
+static void clarify_audit_writer_sigint(SIGNAL_ARGS) {
+    if (clarify::pg::in_commit) clarify::pg::cancel_in_commit = 1;
+    StatementCancelHandler(postgres_signal_arg);
+}
+
 void clarify_audit_writer_main(Datum arg) {
     Oid database = DatumGetObjectId(arg);
     clarify::pg::mark_audit_writer();
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     pqsignal(SIGTERM, clarify_audit_writer_sigterm);
+    pqsignal(SIGINT, clarify_audit_writer_sigint);
     BackgroundWorkerUnblockSignals();
     BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
     // Everything the writer runs resolves in pg_catalog or names its schema.

@@ -128,7 +128,8 @@ const char *audit_outcome(EnqueueResult result) {
         case EnqueueResult::TimedOut:
             return "not committed within pg_clarify.audit_timeout";
         case EnqueueResult::Unconfirmed:
-            return "the audit writer stopped before a synchronous standby confirmed it";
+            return "the audit writer was stopped or cancelled before a synchronous standby "
+                   "confirmed it";
         case EnqueueResult::QueueFull:
             return "the audit queue had no room within pg_clarify.audit_timeout";
         case EnqueueResult::NoWriter:

@@ -169,8 +169,8 @@ def test_sync_decision_waits_for_a_synchronous_standby(admin, catalog, question_
     """A sync decision is committed at synchronous_commit >= on even where the server runs with
     it off (as the test cluster does), so a synchronous standby has it too: with one configured
     and not connected, the writer's commit waits for it. An async decision's batch does not.
-    Stopping the writer then gives up the wait: the batch stays committed locally, and the
-    statement waiting for it fails closed with QC005 instead of running."""
+    Cancelling or stopping the writer then gives up the wait: the batch stays committed locally,
+    and the statement waiting for it fails closed with QC005 instead of running."""
     admin.execute("ALTER SYSTEM SET synchronous_standby_names = 'regress_py_no_standby'")
     admin.execute("SELECT pg_reload_conf()")
     time.sleep(1)  # the checkpointer publishes the setting to waiting backends
@@ -199,25 +199,27 @@ def test_sync_decision_waits_for_a_synchronous_standby(admin, catalog, question_
 
         admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_mode = 'sync'")
         admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_timeout = 10000")
-        waiter = threading.Thread(target=run_sync)
-        waiter.start()
-        writer = None
-        deadline = time.monotonic() + 5
-        while writer is None and time.monotonic() < deadline:
-            writer = admin.execute(
-                "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_clarify audit writer' "
-                "AND wait_event = 'SyncRep'").fetchone()
-            time.sleep(0.05)
-        assert writer is not None, "the writer's commit did not wait for the standby"
-        assert "rows" not in outcome
-        admin.execute("SELECT pg_terminate_backend(%s)", writer)
-        waiter.join(10)
-        assert not waiter.is_alive()
-        error = outcome.get("error")
-        assert error is not None and error.sqlstate == "QC005", outcome
-        assert "synchronous standby" in error.payload.get("reason", "")
-        # Committed locally before the writer stopped: the decision has its row.
-        assert _audited(admin, error.decision_id)
+        for stop in ("pg_cancel_backend", "pg_terminate_backend"):
+            outcome.clear()
+            waiter = threading.Thread(target=run_sync)
+            waiter.start()
+            writer = None
+            deadline = time.monotonic() + 5
+            while writer is None and time.monotonic() < deadline:
+                writer = admin.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE backend_type = "
+                    "'pg_clarify audit writer' AND wait_event = 'SyncRep'").fetchone()
+                time.sleep(0.05)
+            assert writer is not None, "the writer's commit did not wait for the standby"
+            assert "rows" not in outcome
+            admin.execute(f"SELECT {stop}(%s)", writer)
+            waiter.join(10)
+            assert not waiter.is_alive()
+            error = outcome.get("error")
+            assert error is not None and error.sqlstate == "QC005", (stop, outcome)
+            assert "synchronous standby" in error.payload.get("reason", ""), stop
+            # Committed locally before the wait was given up: the decision has its row.
+            assert _audited(admin, error.decision_id), stop
     finally:
         admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
         admin.execute("SELECT pg_reload_conf()")
