@@ -17,8 +17,8 @@ enum class EnqueueResult {
     Dropped,    // async: the queue was full (counted)
     TimedOut,   // sync: queued, not committed within the timeout
     QueueFull,  // sync: no room in the queue within the timeout (not queued; counted as a timeout)
-    Unconfirmed,  // sync: committed locally, but the writer was stopped while a synchronous
-                  // standby had not confirmed it
+    Unconfirmed,  // sync: committed locally, but the writer was stopped or cancelled during
+                  // the commit (a synchronous standby may not have it)
     NoWriter,     // no audit writer could be started for this database
     TooLarge,     // larger than the whole ring
 };

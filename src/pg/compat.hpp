@@ -27,15 +27,6 @@ inline Bitmapset *selected_columns(const RangeTblEntry *rte) {
 // and what its assign hook derives from it (the synchronous-replication wait mode; without it a
 // commit at `on` would not wait for a synchronous standby). PG16 declares the hook in
 // utils/guc_hooks.h.
-// Sets this backend's synchronous_commit for the next commits without a GUC change: the variable
-// and what its assign hook derives from it (the synchronous-replication wait mode; without it a
-// commit at `on` would not wait for a synchronous standby). PG16 declares the hook in
-// utils/guc_hooks.h.
-// Whether synchronous_standby_names names any standby (syncrep.c's SyncStandbysDefined()).
-inline bool sync_standbys_named() {
-    return SyncRepStandbyNames != nullptr && SyncRepStandbyNames[0] != '\0';
-}
-
 inline void set_commit_level(int level) {
     synchronous_commit = level;
     assign_synchronous_commit(level, nullptr);

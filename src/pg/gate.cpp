@@ -140,8 +140,8 @@ const char *audit_outcome(EnqueueResult result) {
     return "unknown";
 }
 
-// Queues the note that a sync decision, queued but not committed in time, was refused with QC005
-// (written after the decision's own row: the queue keeps order).
+// Queues the note that a sync decision whose row is or will be in the audit (not committed in
+// time, or not confirmed) was refused with QC005; written after that row: the queue keeps order.
 void note_refusal(const AuditRecord &a, const char *why) {
     AuditRecord note;
     note.decision_id = a.decision_id;
