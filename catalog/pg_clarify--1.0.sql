@@ -707,9 +707,11 @@ CREATE TABLE clarify.audit_notes (
 );
 CREATE INDEX audit_notes_decision_id_idx ON clarify.audit_notes (decision_id);
 
--- Called by purge_audit(): audit writers forget which texts they stored (shared memory).
-CREATE FUNCTION clarify.audit_purged() RETURNS void
-    AS 'MODULE_PATHNAME', 'clarify_audit_purged'
+-- Called by purge_audit() under its locks, before it deletes: audit writers forget which texts
+-- they stored, backends stop sending decisions without their texts, and the hashes that such
+-- decisions still queued refer to are returned (the purge keeps them).
+CREATE FUNCTION clarify.audit_purge_begin() RETURNS bigint[]
+    AS 'MODULE_PATHNAME', 'clarify_audit_purge_begin'
     LANGUAGE C VOLATILE;
 
 CREATE TABLE clarify.audit_purges (
@@ -798,6 +800,7 @@ CREATE FUNCTION clarify.purge_audit(older_than interval) RETURNS bigint
 AS $$
 DECLARE
     deleted bigint;
+    queued  bigint[];
 BEGIN
     IF older_than IS NULL OR older_than < interval '0' THEN
         RAISE EXCEPTION 'older_than must be a non-negative interval'
@@ -810,6 +813,8 @@ BEGIN
     END IF;
     -- Waits for a batch in flight, and keeps the writer from reusing a text deleted here.
     LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN SHARE MODE;
+    -- Decisions still queued may refer to stored texts by hash alone: those are kept.
+    queued := clarify.audit_purge_begin();
     WITH gone AS (
         DELETE FROM clarify.audit_batches WHERE last_decided_at < now() - older_than
         RETURNING pg_catalog.cardinality(decision_ids) AS decisions)
@@ -819,9 +824,10 @@ BEGIN
     DELETE FROM clarify.audit_texts
     WHERE hash NOT IN (SELECT statement_hash FROM clarify.audit_log
                        UNION ALL
-                       SELECT record_hash FROM clarify.audit_log WHERE record_hash IS NOT NULL);
-    DELETE FROM clarify.audit_shapes WHERE hash NOT IN (SELECT shape_hash FROM clarify.audit_log);
-    PERFORM clarify.audit_purged();
+                       SELECT record_hash FROM clarify.audit_log WHERE record_hash IS NOT NULL)
+      AND hash <> ALL (queued);
+    DELETE FROM clarify.audit_shapes
+    WHERE hash NOT IN (SELECT shape_hash FROM clarify.audit_log) AND hash <> ALL (queued);
     INSERT INTO clarify.audit_purges (purged_by, older_than, rows_deleted)
     VALUES (session_user, older_than, deleted);
     RETURN deleted;

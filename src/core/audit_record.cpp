@@ -58,6 +58,10 @@ class Reader {
         return s;
     }
     bool done() const { return pos_ == bytes_.size(); }
+    void skip(std::size_t n) {
+        need(n);
+        pos_ += n;
+    }
 
   private:
     void need(std::size_t n) const {
@@ -67,11 +71,13 @@ class Reader {
     std::size_t pos_ = 0;
 };
 
-constexpr std::uint32_t kFormat = 0x41554434;  // "AUD4"
+constexpr std::uint32_t kFormat = 0x41554435;  // "AUD5"
+constexpr std::uint8_t kTextsStored = 1;
 
 }  // namespace
 
-void encode(const AuditRecord &a, std::string &out) {
+namespace {
+void put_fixed(const AuditRecord &a, std::string &out, std::uint8_t flags) {
     put(out, kFormat);
     put(out, a.decision_id);
     put(out, a.decided_at);
@@ -86,9 +92,26 @@ void encode(const AuditRecord &a, std::string &out) {
     put(out, a.record_hash);
     put(out, a.shape_hash);
     put(out, a.statement_hash);
+    put(out, flags);
+}
+}  // namespace
+
+void encode(const AuditRecord &a, std::string &out) {
+    put_fixed(a, out, 0);
     for (const std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
                                  &a.payload, &a.record, &a.note})
         put_text(out, *s);
+}
+
+bool can_encode_stored(const AuditRecord &a) {
+    return a.note.empty() && a.statement_hash != 0 && a.shape_hash != 0 &&
+           (a.record.empty() ? a.record_hash == 0 : a.record_hash != 0);
+}
+
+void encode_stored(const AuditRecord &a, std::string &out) {
+    if (!can_encode_stored(a)) throw AuditFormatError("a short audit entry needs its hashes");
+    put_fixed(a, out, kTextsStored);
+    put_text(out, a.question_id);
 }
 
 void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t decided_at) {
@@ -96,6 +119,20 @@ void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t dec
     if (entry.size() < kAt + sizeof(decided_at)) throw AuditFormatError("truncated audit entry");
     std::memcpy(entry.data() + kId, &decision_id, sizeof(decision_id));
     std::memcpy(entry.data() + kAt, &decided_at, sizeof(decided_at));
+}
+
+bool short_entry_hashes(std::string_view prefix, std::int64_t hashes[3]) {
+    if (prefix.size() < kAuditEntryPrefix) return false;
+    Reader r(prefix.substr(0, kAuditEntryPrefix));
+    if (r.get<std::uint32_t>() != kFormat) return false;
+    r.skip(8 + 8 + 4 * 4 + 8 + 3);
+    std::int64_t record = r.get<std::int64_t>(), shape = r.get<std::int64_t>(),
+                 statement = r.get<std::int64_t>();
+    if (r.get<std::uint8_t>() != kTextsStored || statement == 0 || shape == 0) return false;
+    hashes[0] = statement;
+    hashes[1] = shape;
+    hashes[2] = record;
+    return true;
 }
 
 AuditRecord decode(std::string_view bytes) {
@@ -173,9 +210,18 @@ AuditView decode_view(std::string_view bytes) {
     a.record_hash = r.get<std::int64_t>();
     a.shape_hash = r.get<std::int64_t>();
     a.statement_hash = r.get<std::int64_t>();
-    for (std::string_view *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
-                                &a.payload, &a.record, &a.note})
-        *s = r.view();
+    auto flags = r.get<std::uint8_t>();
+    if (flags & ~kTextsStored) throw AuditFormatError("audit entry with unknown flags");
+    a.texts_stored = flags == kTextsStored;
+    if (a.texts_stored) {
+        if (a.statement_hash == 0 || a.shape_hash == 0)
+            throw AuditFormatError("short audit entry without its hashes");
+        a.question_id = r.view();
+    } else {
+        for (std::string_view *s : {&a.question_id, &a.statement, &a.reason, &a.columns,
+                                    &a.bindings, &a.payload, &a.record, &a.note})
+            *s = r.view();
+    }
     if (!r.done()) throw AuditFormatError("audit entry longer than its fields");
     return a;
 }
@@ -195,6 +241,7 @@ AuditRecord to_record(const AuditView &v) {
     a.record_hash = v.record_hash;
     a.shape_hash = v.shape_hash;
     a.statement_hash = v.statement_hash;
+    a.texts_stored = v.texts_stored;
     a.question_id = v.question_id;
     a.statement = v.statement;
     a.reason = v.reason;

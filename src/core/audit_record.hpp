@@ -36,6 +36,10 @@ struct AuditRecord {
     std::int64_t record_hash = 0;
     std::int64_t shape_hash = 0;
     std::int64_t statement_hash = 0;  // content_hash("statement", statement); 0: not given
+    // Decoded from a short entry (encode_stored): the statement, shape and record are already in
+    // the audit under their hashes, so their texts were not sent (they are empty here); the
+    // record is absent when record_hash is 0.
+    bool texts_stored = false;
 };
 
 // The same entry read in place: its texts point into the queue's bytes (no copies), for the
@@ -49,6 +53,7 @@ struct AuditView {
     bool allowed = true, sync = true;
     State state = State::Resolved;
     std::int64_t record_hash = 0, shape_hash = 0, statement_hash = 0;
+    bool texts_stored = false;  // as in AuditRecord
     std::string_view question_id, statement, reason, columns, bindings, payload, record, note;
 };
 
@@ -73,10 +78,20 @@ std::string decision_reason(const Decision &decision);
 
 // Pointer-free encoding for the queue; decode throws AuditFormatError on a malformed entry.
 void encode(const AuditRecord &record, std::string &out);
-// Rewrites the decision id and time of an entry encode() made, in place: a statement run again
-// with the same decision differs in nothing else.
+// The short entry of a decision whose statement, shape and record the audit already holds: the
+// same fixed fields and question id, the other texts left out (about a fifth of the bytes).
+// Needs the statement and shape hashes, and the record's when there is a record; never a note.
+bool can_encode_stored(const AuditRecord &record);
+void encode_stored(const AuditRecord &record, std::string &out);
+// Rewrites the decision id and time of an entry encode() or encode_stored() made, in place: a
+// statement run again with the same decision differs in nothing else.
 void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t decided_at);
 AuditRecord decode(std::string_view bytes);
+// The fixed part every entry starts with; enough for short_entry_hashes().
+constexpr std::size_t kAuditEntryPrefix = 4 + 8 + 8 + 4 * 4 + 8 + 3 + 3 * 8 + 1;
+// The statement, shape and record hashes (0: none) a short entry refers to, from its first
+// kAuditEntryPrefix bytes; false for a full entry, a note or anything malformed.
+bool short_entry_hashes(std::string_view prefix, std::int64_t hashes[3]);
 
 // Stable 64-bit content hash (FNV-1a) used to store repeated texts once.
 std::int64_t content_hash(std::string_view kind, std::string_view text);

@@ -1,5 +1,7 @@
 #include "audit_queue.hpp"
+#include "audit_record.hpp"
 #include "settings.hpp"
+#include "shared.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -25,6 +27,11 @@ extern "C" {
 
 namespace clarify::pg {
 
+namespace {
+constexpr int kKnownHashes = 1024;  // a power of two
+constexpr int kKnownMax = kKnownHashes * 3 / 4;
+}  // namespace
+
 struct AuditSlot {
     Oid database;  // InvalidOid: free
     bool writer_registered;
@@ -47,6 +54,13 @@ struct AuditSlot {
     pg_atomic_uint64 unconfirmed_upto;
     char last_error[256];
     Size ring_offset;  // from the queue's start
+    // Hashes of statements, records and decision shapes this database's audit holds, published
+    // by the writer after the commit that stored them: a decision whose hashes are all here is
+    // queued as a short entry, without those texts. Open addressing, 0 marks a free cell;
+    // emptied by purge_audit() (which keeps the texts short entries still queued refer to) and
+    // when a database takes the slot.
+    int known_count;
+    int64 known[kKnownHashes];
 };
 
 namespace {
@@ -123,6 +137,35 @@ void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
     memcpy(dst + first, ring_of(slot), n - first);
 }
 
+// Under the slot's lock.
+bool known_has(const AuditSlot *slot, int64 hash) {
+    if (hash == 0) return false;
+    for (uint32 i = uint32(uint64(hash)) & (kKnownHashes - 1);; i = (i + 1) & (kKnownHashes - 1)) {
+        if (slot->known[i] == hash) return true;
+        if (slot->known[i] == 0) return false;
+    }
+}
+
+void known_clear(AuditSlot *slot) {
+    memset(slot->known, 0, sizeof(slot->known));
+    slot->known_count = 0;
+}
+
+// Under the slot's lock. False when the set was full and emptied first.
+bool known_add(AuditSlot *slot, int64 hash) {
+    bool kept = true;
+    if (hash == 0 || known_has(slot, hash)) return kept;
+    if (slot->known_count >= kKnownMax) {
+        known_clear(slot);
+        kept = false;
+    }
+    uint32 i = uint32(uint64(hash)) & (kKnownHashes - 1);
+    while (slot->known[i] != 0) i = (i + 1) & (kKnownHashes - 1);
+    slot->known[i] = hash;
+    slot->known_count++;
+    return kept;
+}
+
 AuditSlot *find_slot(Oid database, bool claim) {
     for (int i = 0; i < queue->nslots; ++i)
         if (queue->slots[i].database == database) return &queue->slots[i];
@@ -140,6 +183,7 @@ AuditSlot *find_slot(Oid database, bool claim) {
             slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
             slot->failed_batches = slot->malformed = 0;
             slot->last_error[0] = '\0';
+            known_clear(slot);
             found = slot;
         }
         LWLockRelease(slot->lock);
@@ -239,9 +283,9 @@ uint64 audit_pending_bytes(AuditSlot *slot) {
     return pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
 }
 
-EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms) {
-    uint64 need = sizeof(uint32) + length;
-    if (need > queue->ring_size) return EnqueueResult::TooLarge;
+EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms,
+                            const ShortEntry *short_entry) {
+    if (sizeof(uint32) + length > queue->ring_size) return EnqueueResult::TooLarge;
     // Only a sync decision ever waits (an async one is dropped when the queue is full).
     TimestampTz deadline =
         sync ? TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms) : 0;
@@ -266,10 +310,19 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
             slot = nullptr;
             continue;
         }
+        const char *bytes = entry;
+        uint32 size = length;
+        if (short_entry && known_has(slot, short_entry->hashes[0]) &&
+            known_has(slot, short_entry->hashes[1]) &&
+            (short_entry->hashes[2] == 0 || known_has(slot, short_entry->hashes[2]))) {
+            bytes = short_entry->bytes;
+            size = short_entry->length;
+        }
+        uint64 need = sizeof(uint32) + size;
         uint64 w = pg_atomic_read_u64(&slot->write_pos), r = pg_atomic_read_u64(&slot->read_pos);
         if (queue->ring_size - (w - r) >= need) {
-            ring_copy_in(slot, w, reinterpret_cast<const char *>(&length), sizeof(uint32));
-            ring_copy_in(slot, w + sizeof(uint32), entry, length);
+            ring_copy_in(slot, w, reinterpret_cast<const char *>(&size), sizeof(uint32));
+            ring_copy_in(slot, w + sizeof(uint32), bytes, size);
             pg_write_barrier();
             pg_atomic_write_u64(&slot->write_pos, w + need);
             slot->enqueued++;
@@ -387,9 +440,13 @@ const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *fr
     return buf;
 }
 
-void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
-                         bool confirmed) {
+bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
+                         bool confirmed, const int64 *stored, size_t nstored, uint64 purge_seen) {
+    bool kept = true;
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    // A purge since the batch began may have deleted what it stored: publish nothing then.
+    if (nstored && purge_generation() == purge_seen)
+        for (size_t i = 0; i < nstored; ++i) kept = known_add(slot, stored[i]) && kept;
     if (!confirmed) {
         pg_atomic_write_u64(&slot->unconfirmed_upto, upto);
         pg_write_barrier();
@@ -400,6 +457,46 @@ void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 ma
     slot->last_error[0] = '\0';
     LWLockRelease(slot->lock);
     wake_sleepers(slot);
+    return kept;
+}
+
+size_t audit_purge_keep_capacity() {
+    return size_t(queue->ring_size / (sizeof(uint32) + kAuditEntryPrefix) + 1) * 3;
+}
+
+size_t audit_purge_begin(Oid database, int64 *keep, size_t cap) {
+    size_t n = 0;
+    AuditSlot *slot = find_slot(database, false);
+    if (!slot) {
+        bump_purge_generation();
+        return 0;
+    }
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    // Under the lock a writer publishes under: nothing it stored before this is published after.
+    bump_purge_generation();
+    if (slot->database == database) {
+        known_clear(slot);
+        uint64 r = pg_atomic_read_u64(&slot->read_pos), w = pg_atomic_read_u64(&slot->write_pos);
+        int64 last[3] = {0, 0, 0};
+        for (uint64 pos = r; pos + sizeof(uint32) <= w;) {
+            uint32 length;
+            ring_copy_out(slot, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
+            char prefix[kAuditEntryPrefix];
+            int64 hashes[3];
+            if (length >= kAuditEntryPrefix) {
+                ring_copy_out(slot, pos + sizeof(uint32), prefix, kAuditEntryPrefix);
+                if (short_entry_hashes(std::string_view(prefix, kAuditEntryPrefix), hashes) &&
+                    memcmp(hashes, last, sizeof(last)) != 0 && n + 3 <= cap) {
+                    for (int64 h : hashes)
+                        if (h) keep[n++] = h;
+                    memcpy(last, hashes, sizeof(last));
+                }
+            }
+            pos += sizeof(uint32) + length;
+        }
+    }
+    LWLockRelease(slot->lock);
+    return n;
 }
 
 void audit_worker_failed(AuditSlot *slot, const char *message) {

@@ -27,7 +27,16 @@ Size audit_queue_shmem_size();
 void audit_queue_request_locks();
 void audit_queue_attach(void *base, bool found);
 
-EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms);
+// A decision's short entry (encode_stored) and the hashes it refers to (statement, shape,
+// record; 0: no record): queued instead of the full entry when the audit holds all of them.
+struct ShortEntry {
+    const char *bytes;
+    uint32 length;
+    int64 hashes[3];
+};
+
+EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms,
+                            const ShortEntry *short_entry = nullptr);
 
 // Worker side.
 struct AuditSlot;
@@ -41,13 +50,25 @@ const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *fr
 // `confirmed` false: the batch ending at `upto` was committed locally but a wait for a
 // synchronous standby may have been given up (a stop or cancel request during the commit); its
 // sync waiters fail closed.
-void audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
-                         bool confirmed = true);
+// `stored`: the hashes of the texts and shapes the batch stored (inserted or found), published
+// for short entries unless a purge began since `purge_seen` (the purge generation read when the
+// batch began). Returns false when the published set was full and emptied first: the writer
+// then forgets what it stored, so that it stores (and publishes) those texts again.
+bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
+                         bool confirmed = true, const int64 *stored = nullptr, size_t nstored = 0,
+                         uint64 purge_seen = 0);
 void audit_worker_failed(AuditSlot *slot, const char *message);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.
 bool audit_worker_release_if_idle(AuditSlot *slot);
 uint64 audit_ring_size();
 uint64 audit_pending_bytes(AuditSlot *slot);
+
+// For clarify.purge_audit(), while it holds its locks on the audit's texts (no batch is being
+// written): moves the purge generation, empties the database's published hashes and puts in
+// `keep` (room for audit_purge_keep_capacity()) the hashes the short entries still queued refer
+// to, which the purge must keep; returns how many (with repeats).
+size_t audit_purge_keep_capacity();
+size_t audit_purge_begin(Oid database, int64 *keep, size_t cap);
 
 // For clarify.audit_queue(): a snapshot of one slot's counters.
 struct AuditSlotStats {

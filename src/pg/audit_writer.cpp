@@ -53,6 +53,10 @@ constexpr long kAsyncPollMs = 100;
 // The writer remembers which it already stored; purge_audit() may delete orphans, and bumps a
 // generation the writer checks under the lock that purge also takes.
 std::unordered_set<int64> stored;
+// What the last batch written stored (texts and shapes, inserted or already there), and the
+// purge generation it began under: published after its commit for short entries.
+std::vector<int64> batch_stored;
+uint64 batch_purge_seen = 0;
 
 using Column = std::vector<std::optional<std::string>>;
 
@@ -225,7 +229,9 @@ void write_batch(const std::vector<Entry> &batch) {
         static uint64 seen_generation = 0;
         if (generation != seen_generation || stored.size() > 200000) stored.clear();
         seen_generation = generation;
+        batch_purge_seen = generation;
     }
+    batch_stored.clear();
 
     Column text_hash, text_body;
     Column shape_hash, shape_allowed, shape_state, shape_reason, shape_columns, shape_bindings,
@@ -252,14 +258,24 @@ void write_batch(const std::vector<Entry> &batch) {
             note_text.push_back(std::string(a.note));
             continue;
         }
-        int64 statement_h = remember_text("statement", a.statement, a.statement_hash);
-        record_null.push_back(a.record.empty());
-        record.push_back(a.record.empty() ? 0
-                         : a.record_hash && stored.count(a.record_hash)
-                             ? a.record_hash
-                             : remember_text("record", a.record, a.record_hash));
-        int64 shape_h = a.shape_hash ? a.shape_hash : shape_hash_of(a);
-        if (!stored.count(shape_h) && fresh.insert(shape_h).second) {
+        if (a.texts_stored) {
+            // A short entry: its backend saw every one of these published, so the audit holds
+            // them (a purge since then kept the ones queued entries refer to).
+            statement.push_back(a.statement_hash);
+            shape.push_back(a.shape_hash);
+            record_null.push_back(a.record_hash == 0);
+            record.push_back(a.record_hash);
+        } else {
+            statement.push_back(remember_text("statement", a.statement, a.statement_hash));
+            record_null.push_back(a.record.empty());
+            record.push_back(a.record.empty() ? 0
+                             : a.record_hash && stored.count(a.record_hash)
+                                 ? a.record_hash
+                                 : remember_text("record", a.record, a.record_hash));
+            shape.push_back(a.shape_hash ? a.shape_hash : shape_hash_of(a));
+        }
+        int64 shape_h = shape.back();
+        if (!a.texts_stored && !stored.count(shape_h) && fresh.insert(shape_h).second) {
             shape_hash.push_back(number(shape_h));
             shape_allowed.push_back(a.allowed ? "true" : "false");
             shape_state.push_back(std::string(to_string(a.state)));
@@ -275,8 +291,6 @@ void write_batch(const std::vector<Entry> &batch) {
         acting_role.push_back(a.acting_role);
         pid.push_back(a.pid);
         query_id.push_back(a.query_id);
-        statement.push_back(statement_h);
-        shape.push_back(shape_h);
         question.push_back(a.question_id.empty() ? std::nullopt
                                                  : std::optional<std::string>(a.question_id));
     }
@@ -325,8 +339,10 @@ void write_batch(const std::vector<Entry> &batch) {
     // Committed: nothing may throw from here on, or the batch would stay queued and be written
     // again by the next writer. `stored` only saves inserts that ON CONFLICT would skip anyway.
     try {
+        batch_stored.assign(fresh.begin(), fresh.end());
         for (int64 h : fresh) stored.insert(h);
     } catch (...) {
+        batch_stored.clear();
         stored.clear();
     }
 }
@@ -357,6 +373,7 @@ std::optional<std::string> try_write(AuditSlot *slot, const std::vector<Entry> &
 // What can always be stored of a decision whose full row cannot be: who, when, the outcome.
 AuditRecord unwritable(const AuditRecord &a, const std::string &error) {
     AuditRecord safe = a;
+    safe.texts_stored = false;  // its texts are given here
     // Its content differs from the shape and record the backend hashed: hash it anew.
     safe.shape_hash = 0;
     safe.record_hash = 0;
@@ -411,10 +428,13 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                 if (batch.size() > 1 || failures < 3) return -1;
             } else {
                 failures = 0;
-                pg_guard([&] {
-                    audit_worker_commit(slot, from + bytes, batch.size(), malformed,
-                                        !last_batch_unconfirmed);
+                bool kept = pg_guard([&] {
+                    return audit_worker_commit(slot, from + bytes, batch.size(), malformed,
+                                               !last_batch_unconfirmed, batch_stored.data(),
+                                               batch_stored.size(), batch_purge_seen);
                 });
+                // The published set was full and emptied: store (and so publish) texts again.
+                if (!kept) stored.clear();
                 total += static_cast<long>(batch.size());
                 // Sync decisions are waited for: go on at once. Async ones can gather into the
                 // next batch unless the queue is filling up (a quarter of it wakes us anyway).
@@ -434,10 +454,13 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                 if (try_write(slot, reduced)) return -1;  // the audit itself is unavailable
             }
             uint64 upto = i + 1 == batch.size() ? bytes : ends[i];
-            pg_guard([&] {
-                audit_worker_commit(slot, from + upto, 1, i + 1 == batch.size() ? malformed : 0,
-                                    !last_batch_unconfirmed);
+            bool kept = pg_guard([&] {
+                return audit_worker_commit(slot, from + upto, 1,
+                                           i + 1 == batch.size() ? malformed : 0,
+                                           !last_batch_unconfirmed, batch_stored.data(),
+                                           batch_stored.size(), batch_purge_seen);
             });
+            if (!kept) stored.clear();
             ++total;
         }
         failures = 0;

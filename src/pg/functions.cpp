@@ -9,7 +9,9 @@
 #include "shared.hpp"
 
 extern "C" {
+#include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
+#include "miscadmin.h"
 #include "commands/trigger.h"
 #include "funcapi.h"
 #include "fmgr.h"
@@ -24,9 +26,10 @@ PG_FUNCTION_INFO_V1(clarify_last_decision);
 PG_FUNCTION_INFO_V1(clarify_gated);
 PG_FUNCTION_INFO_V1(clarify_catalog_changed);
 PG_FUNCTION_INFO_V1(clarify_audit_queue);
-PG_FUNCTION_INFO_V1(clarify_audit_purged);
+PG_FUNCTION_INFO_V1(clarify_audit_purge_begin);
 }
 
+#include <algorithm>
 #include <string>
 
 namespace clarify::pg {
@@ -133,8 +136,21 @@ extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
     return (Datum)0;
 }
 
-// Called by clarify.purge_audit() while it holds its locks on the audit's texts.
-extern "C" Datum clarify_audit_purged(PG_FUNCTION_ARGS) {
-    bump_purge_generation();
-    PG_RETURN_VOID();
+// Called by clarify.purge_audit() while it holds its locks on the audit's texts, before it
+// deletes any: the hashes that decisions still queued refer to without their texts.
+extern "C" Datum clarify_audit_purge_begin(PG_FUNCTION_ARGS) {
+    return cpp_entry([&] {
+        size_t cap = audit_purge_keep_capacity();
+        auto *keep = pg_guard([&] { return static_cast<int64 *>(palloc(sizeof(int64) * cap)); });
+        size_t n = pg_guard([&] { return audit_purge_begin(MyDatabaseId, keep, cap); });
+        std::sort(keep, keep + n);
+        n = static_cast<size_t>(std::unique(keep, keep + n) - keep);
+        return pg_guard([&] {
+            Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * Max(n, size_t(1))));
+            for (size_t i = 0; i < n; ++i) elems[i] = Int64GetDatum(keep[i]);
+            return PointerGetDatum(construct_array(elems, static_cast<int>(n), INT8OID,
+                                                   sizeof(int64), FLOAT8PASSBYVAL,
+                                                   TYPALIGN_DOUBLE));
+        });
+    });
 }

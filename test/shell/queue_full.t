@@ -18,7 +18,7 @@ cleanup() {
 }
 trap cleanup EXIT
 as_cluster_owner "$PG_BINDIR/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync >/dev/null 2>&1
-# The smallest queue: 256 kB split between 4 databases, 64 kB (about 150 decisions) each.
+# The smallest queue: 256 kB for each database (600 full decisions, or 3,000 short ones).
 printf "%s\n" "listen_addresses = ''" "unix_socket_directories = '$dir'" "port = $port" \
     "shared_preload_libraries = 'pg_clarify'" "pg_clarify.audit_queue_size = '256kB'" \
     "fsync = off" >>"$dir/data/postgresql.conf"
@@ -56,7 +56,7 @@ for _ in $(seq 50); do
     [[ $(psql_as postgres -c "SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = 'clarify.audit_batches'::regclass") == 1 ]] && break
     sleep 0.1
 done
-psql_as agent_async -c 'DO $$ BEGIN FOR i IN 1..1000 LOOP PERFORM booked_amount FROM orders; END LOOP; END $$' >/dev/null
+psql_as agent_async -c 'DO $$ BEGIN FOR i IN 1..5000 LOOP PERFORM booked_amount FROM orders; END LOOP; END $$' >/dev/null
 out=$(psql_as postgres -c "SELECT dropped > 0 FROM clarify.audit_queue() WHERE database = current_database()")
 equals "async decisions beyond a full queue are dropped and counted" "$out" "t"
 

@@ -103,5 +103,68 @@ TEST(AuditRecord, MalformedEntriesAreRefused) {
     EXPECT_THROW(decode(wrong), AuditFormatError);
 }
 
+TEST(AuditRecord, AShortEntryCarriesTheHashesAndQuestionButNoTexts) {
+    AuditRecord a = sample();
+    ASSERT_TRUE(can_encode_stored(a));
+    std::string full, bytes;
+    encode(a, full);
+    encode_stored(a, bytes);
+    EXPECT_LT(bytes.size() * 3, full.size());
+    EXPECT_EQ(bytes.find(a.statement), std::string::npos);
+    patch_entry(bytes, 7, 8);
+    AuditView v = decode_view(bytes);
+    EXPECT_TRUE(v.texts_stored);
+    EXPECT_EQ(v.decision_id, 7u);
+    EXPECT_EQ(v.decided_at, 8);
+    EXPECT_EQ(v.question_id, a.question_id);
+    EXPECT_EQ(v.statement_hash, a.statement_hash);
+    EXPECT_EQ(v.shape_hash, a.shape_hash);
+    EXPECT_EQ(v.record_hash, a.record_hash);
+    EXPECT_EQ(v.state, State::Mismatch);
+    EXPECT_TRUE(v.statement.empty() && v.reason.empty() && v.record.empty() && v.note.empty());
+    AuditRecord r = to_record(v);
+    EXPECT_TRUE(r.texts_stored);
+    EXPECT_FALSE(decode_view(full).texts_stored);
+
+    // What purge_audit() reads of a queued entry: the hashes a short one refers to.
+    std::int64_t hashes[3] = {};
+    ASSERT_TRUE(short_entry_hashes(bytes.substr(0, kAuditEntryPrefix), hashes));
+    EXPECT_EQ(hashes[0], a.statement_hash);
+    EXPECT_EQ(hashes[1], a.shape_hash);
+    EXPECT_EQ(hashes[2], a.record_hash);
+    EXPECT_FALSE(short_entry_hashes(full, hashes));
+    EXPECT_FALSE(short_entry_hashes(bytes.substr(0, kAuditEntryPrefix - 1), hashes));
+}
+
+TEST(AuditRecord, OnlyADecisionWithEveryHashHasAShortEntry) {
+    AuditRecord a = sample();
+    a.statement_hash = 0;
+    EXPECT_FALSE(can_encode_stored(a));
+    a = sample();
+    a.record_hash = 0;  // a record without its hash
+    EXPECT_FALSE(can_encode_stored(a));
+    a.record.clear();  // no record: no hash needed
+    EXPECT_TRUE(can_encode_stored(a));
+    a.note = "refused with QC005";
+    EXPECT_FALSE(can_encode_stored(a));
+    std::string bytes;
+    EXPECT_THROW(encode_stored(a, bytes), AuditFormatError);
+
+    // A short entry whose hashes are missing or whose flags are unknown is malformed.
+    a = sample();
+    encode_stored(a, bytes);
+    std::string flags = bytes;
+    constexpr std::size_t kFlags = kAuditEntryPrefix - 1;
+    ASSERT_EQ(static_cast<unsigned char>(flags[kFlags]), 1u);
+    flags[kFlags] = 3;
+    EXPECT_THROW(decode_view(flags), AuditFormatError);
+    a.shape_hash = 0;
+    std::string no_hash;
+    encode(a, no_hash);  // a full entry may leave a hash out (the writer computes it)
+    EXPECT_NO_THROW(decode_view(no_hash));
+    no_hash[kFlags] = 1;  // but a short one may not
+    EXPECT_THROW(decode_view(no_hash), AuditFormatError);
+}
+
 }  // namespace
 }  // namespace clarify

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 
@@ -254,3 +256,72 @@ def test_a_qc_error_with_malformed_detail_is_still_typed(agent) -> None:
 def test_a_gate_error_subclasses_gate_error(agent) -> None:
     with pytest.raises(GateError):
         agent.run(BOOKED_SQL)
+
+
+def _writer_pid(admin, seconds: float = 5.0):
+    """The audit writer's pid once it is idle (waiting for work, holding no lock)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        row = admin.execute(
+            "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_clarify audit writer' "
+            "AND datname = current_database() AND state = 'idle' "
+            "AND wait_event = 'Extension'").fetchone()
+        if row:
+            return row[0]
+        time.sleep(0.05)
+    return None
+
+
+def test_short_entries_keep_their_texts_through_a_purge(admin, catalog, question_id) -> None:
+    """A decision whose statement and shape the audit already holds is queued without those
+    texts (a short entry, referring to them by hash). A purge while such entries wait in the
+    queue keeps the texts they refer to, so their rows, written after it, show the statement,
+    columns and bindings like any other."""
+    sql = BOOKED_SQL + " /* short entries through a purge */"
+    record = ResolutionRecord(question_id, "Show Booked revenue",
+                              [Binding(REVENUE, BOOKED, "explicit")])
+    admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_mode = 'async'")
+    writer = None
+    try:
+        with connect(user=AGENT) as conn:
+            agent = GatedSession(conn)
+            agent.attach(record)
+            agent.run(sql)
+            first = agent.last_decision()["decision_id"]
+            assert _audited(admin, first)  # its texts are stored and published
+            writer = _writer_pid(admin)
+            assert writer is not None, "no idle audit writer"
+            os.kill(writer, signal.SIGSTOP)
+            queued_before = admin.execute(
+                "SELECT pending_bytes FROM clarify.audit_queue() "
+                "WHERE database = current_database()").fetchone()[0]
+            ids = []
+            for _ in range(20):
+                assert agent.run(sql) == [(2450,)]
+                ids.append(int(agent.last_decision()["decision_id"]))
+            pending = admin.execute(
+                "SELECT pending_bytes FROM clarify.audit_queue() "
+                "WHERE database = current_database()").fetchone()[0] - queued_before
+            # A full entry carries the statement and the record (and the reason, columns and
+            # bindings); a short one less than half of those two.
+            texts = len(sql) + len(conn.execute("SHOW pg_clarify.resolution").fetchone()[0])
+            assert 0 < pending / 20 < texts / 2, (pending, texts)
+            # Every row written so far, the first decision's too, goes; texts no row refers to
+            # go with them, except those the queued decisions refer to.
+            assert admin.execute("SELECT clarify.purge_audit('0 seconds') > 0").fetchone()[0]
+            assert admin.execute("SELECT count(*) FROM clarify.audit_texts WHERE body = %s",
+                                 (sql,)).fetchone()[0] == 1
+            os.kill(writer, signal.SIGCONT)
+            writer = None
+            assert _audited(admin, str(ids[-1]))
+            rows = admin.execute(
+                "SELECT statement, columns, bindings -> 0 ->> 'source', decision "
+                "FROM clarify.audit WHERE decision_id = ANY(%s)", (ids,)).fetchall()
+            assert len(rows) == 20
+            assert all(row == (sql, [f"{SCHEMA}.orders.booked_amount"], "explicit", "allowed")
+                       for row in rows), rows[0]
+    finally:
+        if writer is not None:
+            os.kill(writer, signal.SIGCONT)
+        admin.execute(f"ALTER ROLE {AGENT} RESET pg_clarify.audit_mode")
+
