@@ -58,10 +58,6 @@ class Reader {
         return s;
     }
     bool done() const { return pos_ == bytes_.size(); }
-    void skip(std::size_t n) {
-        need(n);
-        pos_ += n;
-    }
 
   private:
     void need(std::size_t n) const {
@@ -121,14 +117,21 @@ void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t dec
     std::memcpy(entry.data() + kAt, &decided_at, sizeof(decided_at));
 }
 
-bool short_entry_hashes(std::string_view prefix, std::int64_t hashes[3]) {
+bool short_entry_hashes(std::string_view prefix, std::int64_t hashes[3]) noexcept {
+    // Fixed offsets, no Reader: this runs under a lock on shared memory and must not throw.
+    constexpr std::size_t kRecord = 4 + 8 + 8 + 4 * 4 + 8 + 3, kShape = kRecord + 8,
+                          kStatement = kShape + 8, kFlags = kStatement + 8;
+    static_assert(kFlags + 1 == kAuditEntryPrefix, "the prefix ends with the flags byte");
     if (prefix.size() < kAuditEntryPrefix) return false;
-    Reader r(prefix.substr(0, kAuditEntryPrefix));
-    if (r.get<std::uint32_t>() != kFormat) return false;
-    r.skip(8 + 8 + 4 * 4 + 8 + 3);
-    std::int64_t record = r.get<std::int64_t>(), shape = r.get<std::int64_t>(),
-                 statement = r.get<std::int64_t>();
-    if (r.get<std::uint8_t>() != kTextsStored || statement == 0 || shape == 0) return false;
+    std::uint32_t format;
+    std::memcpy(&format, prefix.data(), sizeof(format));
+    if (format != kFormat || static_cast<std::uint8_t>(prefix[kFlags]) != kTextsStored)
+        return false;
+    std::int64_t record, shape, statement;
+    std::memcpy(&record, prefix.data() + kRecord, 8);
+    std::memcpy(&shape, prefix.data() + kShape, 8);
+    std::memcpy(&statement, prefix.data() + kStatement, 8);
+    if (statement == 0 || shape == 0) return false;
     hashes[0] = statement;
     hashes[1] = shape;
     hashes[2] = record;

@@ -91,7 +91,7 @@ AuditRecord decode(std::string_view bytes);
 constexpr std::size_t kAuditEntryPrefix = 4 + 8 + 8 + 4 * 4 + 8 + 3 + 3 * 8 + 1;
 // The statement, shape and record hashes (0: none) a short entry refers to, from its first
 // kAuditEntryPrefix bytes; false for a full entry, a note or anything malformed.
-bool short_entry_hashes(std::string_view prefix, std::int64_t hashes[3]);
+bool short_entry_hashes(std::string_view prefix, std::int64_t hashes[3]) noexcept;
 
 // Stable 64-bit content hash (FNV-1a) used to store repeated texts once.
 std::int64_t content_hash(std::string_view kind, std::string_view text);

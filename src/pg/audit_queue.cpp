@@ -383,6 +383,8 @@ AuditSlot *audit_worker_attach(Oid database) {
         slot->writer_pid = MyProcPid;
         slot->writer_latch = MyLatch;
         slot->writer_registered = true;
+        // Published by a writer before this one: this one publishes what it stores.
+        known_clear(slot);
     }
     LWLockRelease(slot->lock);
     if (other) return nullptr;
@@ -460,11 +462,14 @@ bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 ma
     return kept;
 }
 
-size_t audit_purge_keep_capacity() {
-    return size_t(queue->ring_size / (sizeof(uint32) + kAuditEntryPrefix) + 1) * 3;
+void audit_worker_forget(AuditSlot *slot) {
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    bump_purge_generation();
+    known_clear(slot);
+    LWLockRelease(slot->lock);
 }
 
-size_t audit_purge_begin(Oid database, int64 *keep, size_t cap) {
+int64 audit_purge_begin(Oid database, int64 *keep, size_t cap) {
     size_t n = 0;
     AuditSlot *slot = find_slot(database, false);
     if (!slot) {
@@ -486,7 +491,11 @@ size_t audit_purge_begin(Oid database, int64 *keep, size_t cap) {
             if (length >= kAuditEntryPrefix) {
                 ring_copy_out(slot, pos + sizeof(uint32), prefix, kAuditEntryPrefix);
                 if (short_entry_hashes(std::string_view(prefix, kAuditEntryPrefix), hashes) &&
-                    memcmp(hashes, last, sizeof(last)) != 0 && n + 3 <= cap) {
+                    memcmp(hashes, last, sizeof(last)) != 0) {
+                    if (n + 3 > cap) {
+                        LWLockRelease(slot->lock);
+                        return -1;  // the caller asks again with more room
+                    }
                     for (int64 h : hashes)
                         if (h) keep[n++] = h;
                     memcpy(last, hashes, sizeof(last));
@@ -496,7 +505,7 @@ size_t audit_purge_begin(Oid database, int64 *keep, size_t cap) {
         }
     }
     LWLockRelease(slot->lock);
-    return n;
+    return int64(n);
 }
 
 void audit_worker_failed(AuditSlot *slot, const char *message) {

@@ -33,6 +33,7 @@ PGDLLEXPORT void clarify_audit_writer_main(Datum arg);
 }
 
 #include <algorithm>
+#include <cstring>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -60,6 +61,11 @@ std::unordered_set<int64> stored;
 // purge generation it began under: published after its commit for short entries.
 std::vector<int64> batch_stored;
 uint64 batch_purge_seen = 0;
+// What this writer has published and not seen emptied since (a subset of `stored`).
+std::unordered_set<int64> published;
+// The audit's text tables as the last batch found them: tables recreated meanwhile (DROP and
+// CREATE EXTENSION) hold none of what was stored or published before.
+Oid texts_relid = InvalidOid, shapes_relid = InvalidOid;
 
 using Column = std::vector<std::optional<std::string>>;
 
@@ -147,12 +153,19 @@ Datum value_array(const std::vector<T> &values, const std::vector<bool> *nulls, 
     });
 }
 
+const Oid int8_array_type = INT8ARRAYOID;
+
 // Microseconds since 2000 back to a timestamptz, with every operator spelled out: the writer is
 // a superuser and must not run an operator someone put on its search_path (also pinned).
 #define CLARIFY_TIMESTAMP                                                                    \
     "'epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) ((t::pg_catalog.int8 "           \
     "OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog.*) pg_catalog.interval '1 " \
     "microsecond')"
+
+Statement existing_hashes = {
+    "SELECT hash FROM clarify.audit_texts WHERE hash OPERATOR(pg_catalog.=) ANY ($1) "
+    "UNION ALL SELECT hash FROM clarify.audit_shapes WHERE hash OPERATOR(pg_catalog.=) ANY ($1)",
+    1, nullptr, &int8_array_type};
 
 Statement insert_texts = {
     "INSERT INTO clarify.audit_texts (hash, body) "
@@ -208,8 +221,13 @@ volatile sig_atomic_t cancel_in_commit = 0;
 // Whether the last batch written was committed without its synchronous standby's confirmation.
 bool last_batch_unconfirmed = false;
 
+// The statement text and shape that stand in for those a short entry names but the audit no
+// longer holds (its tables were recreated while the decision was queued).
+constexpr const char *kLostText =
+    "(not available: the audit's tables were recreated while this decision was queued)";
+
 template <typename Entry>
-void write_batch(const std::vector<Entry> &batch) {
+void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
     bool any_sync = false;
     for (const Entry &a : batch) any_sync = any_sync || a.sync;
     CommitLevel level(any_sync);
@@ -219,20 +237,34 @@ void write_batch(const std::vector<Entry> &batch) {
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
         PushActiveSnapshot(GetTransactionSnapshot());
         pgstat_report_activity(STATE_RUNNING, "pg_clarify: writing audit batch");
-        // Purge deletes unreferenced texts under a conflicting lock and moves the generation.
-        for (const char *table : {"audit_texts", "audit_shapes"})
-            (void)RangeVarGetRelid(
-                makeRangeVar(const_cast<char *>("clarify"), const_cast<char *>(table), -1),
-                RowExclusiveLock, false);
     });
+    // Purge deletes unreferenced texts under a conflicting lock and moves the generation.
+    auto lock_table = [](const char *name) {
+        return pg_guard([name] {
+            return RangeVarGetRelid(
+                makeRangeVar(const_cast<char *>("clarify"), const_cast<char *>(name), -1),
+                RowExclusiveLock, false);
+        });
+    };
+    Oid texts = lock_table("audit_texts");
+    Oid shapes = lock_table("audit_shapes");
     {
+        bool recreated =
+            texts_relid != InvalidOid && (texts != texts_relid || shapes != shapes_relid);
+        // Nothing published before holds for new tables; nor does what this batch would publish.
+        if (recreated) pg_guard([&] { audit_worker_forget(slot); });
         // Read under the lock purge_audit() conflicts with: a purge that deleted texts has
         // committed (or not begun) by now.
         uint64 generation = pg_guard([] { return purge_generation(); });
         static uint64 seen_generation = 0;
-        if (generation != seen_generation || stored.size() > 200000) stored.clear();
+        if (generation != seen_generation || recreated || stored.size() > 200000) {
+            stored.clear();
+            published.clear();
+        }
         seen_generation = generation;
         batch_purge_seen = generation;
+        texts_relid = texts;
+        shapes_relid = shapes;
     }
     batch_stored.clear();
 
@@ -246,6 +278,41 @@ void write_batch(const std::vector<Entry> &batch) {
     Column question;
     Column note_id, note_at, note_text;
     std::unordered_set<int64> fresh;
+    // The hashes short entries name that this writer has not stored itself (after its start, a
+    // purge or recreated tables): looked up once; one the audit does not hold is replaced by a
+    // stand-in, so that no row refers to a text that is not there.
+    std::unordered_set<int64> missing;
+    {
+        std::vector<int64> unknown;
+        const Entry *previous = nullptr;
+        for (const Entry &a : batch) {
+            if (!a.texts_stored) continue;
+            if (previous && previous->statement_hash == a.statement_hash &&
+                previous->shape_hash == a.shape_hash && previous->record_hash == a.record_hash)
+                continue;
+            previous = &a;
+            for (int64 h : {a.statement_hash, a.shape_hash, a.record_hash})
+                if (h && !stored.count(h) && missing.insert(h).second) unknown.push_back(h);
+        }
+        if (!unknown.empty()) {
+            Datum hashes = value_array(unknown, nullptr, INT8OID);
+            run(existing_hashes, &hashes);
+            uint64 found = pg_guard([] { return SPI_processed; });
+            for (uint64 i = 0; i < found; ++i) {
+                int64 h = pg_guard([&] {
+                    bool isnull;
+                    Datum d =
+                        SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+                    return isnull ? int64(0) : DatumGetInt64(d);
+                });
+                missing.erase(h);
+                fresh.insert(h);  // it is there, and stays under our lock: stored from now on
+            }
+        }
+    }
+    std::vector<int64> batch_publish(fresh.begin(), fresh.end());  // verified above
+    std::unordered_set<int64> to_publish(fresh.begin(), fresh.end());
+    int64 last_hashes[3] = {0, 0, 0};
     auto remember_text = [&](const char *kind, std::string_view body, int64 given) {
         int64 h = given ? given : content_hash(kind, body);
         if (!stored.count(h) && fresh.insert(h).second) {
@@ -264,10 +331,33 @@ void write_batch(const std::vector<Entry> &batch) {
         if (a.texts_stored) {
             // A short entry: its backend saw every one of these published, so the audit holds
             // them (a purge since then kept the ones queued entries refer to).
-            statement.push_back(a.statement_hash);
-            shape.push_back(a.shape_hash);
-            record_null.push_back(a.record_hash == 0);
-            record.push_back(a.record_hash);
+            bool lost_record = a.record_hash && missing.count(a.record_hash);
+            statement.push_back(missing.count(a.statement_hash)
+                                    ? remember_text("statement", kLostText, 0)
+                                    : a.statement_hash);
+            record_null.push_back(a.record_hash == 0 || lost_record);
+            record.push_back(lost_record ? 0 : a.record_hash);
+            if (missing.count(a.shape_hash)) {
+                AuditRecord lost;
+                lost.allowed = a.allowed;
+                lost.state = a.state;
+                lost.reason = kLostText;
+                lost.columns = "[]";
+                lost.bindings = "[]";
+                int64 h = shape_hash_of(lost);
+                if (!stored.count(h) && fresh.insert(h).second) {
+                    shape_hash.push_back(number(h));
+                    shape_allowed.push_back(lost.allowed ? "true" : "false");
+                    shape_state.push_back(std::string(to_string(lost.state)));
+                    shape_reason.push_back(lost.reason);
+                    shape_columns.push_back(lost.columns);
+                    shape_bindings.push_back(lost.bindings);
+                    shape_payload.push_back(std::nullopt);
+                }
+                shape.push_back(h);
+            } else {
+                shape.push_back(a.shape_hash);
+            }
         } else {
             statement.push_back(remember_text("statement", a.statement, a.statement_hash));
             record_null.push_back(a.record.empty());
@@ -287,6 +377,15 @@ void write_batch(const std::vector<Entry> &batch) {
             shape_bindings.push_back(std::string(a.bindings));
             shape_payload.push_back(a.payload.empty() ? std::nullopt
                                                       : std::optional<std::string>(a.payload));
+        }
+        // Published for short entries once seen again (stored by an earlier batch): a statement
+        // run once would only crowd the published set.
+        int64 now_hashes[3] = {statement.back(), shape.back(), record.back()};
+        if (std::memcmp(now_hashes, last_hashes, sizeof(now_hashes)) != 0) {
+            std::memcpy(last_hashes, now_hashes, sizeof(now_hashes));
+            for (int64 h : now_hashes)
+                if (h && stored.count(h) && !published.count(h) && to_publish.insert(h).second)
+                    batch_publish.push_back(h);
         }
         id.push_back(static_cast<int64>(a.decision_id));
         at.push_back(a.decided_at);
@@ -342,19 +441,34 @@ void write_batch(const std::vector<Entry> &batch) {
     // Committed: nothing may throw from here on, or the batch would stay queued and be written
     // again by the next writer. `stored` only saves inserts that ON CONFLICT would skip anyway.
     try {
-        batch_stored.assign(fresh.begin(), fresh.end());
+        batch_stored = std::move(batch_publish);
         for (int64 h : fresh) stored.insert(h);
     } catch (...) {
         batch_stored.clear();
         stored.clear();
+        published.clear();
     }
+}
+
+// After a commit published batch_stored: remembered, unless the published set was full and
+// emptied first (then what this writer published is forgotten: it publishes again as it meets
+// those hashes). No throw: the batch is committed.
+void note_published(bool kept) noexcept {
+    try {
+        if (!kept) published.clear();
+        if (batch_purge_seen == purge_generation())
+            for (int64 h : batch_stored) published.insert(h);
+    } catch (...) {
+        published.clear();
+    }
+    batch_stored.clear();
 }
 
 // Tries one write; on failure rolls back, counts and logs it, and returns the error text.
 template <typename Entry>
 std::optional<std::string> try_write(AuditSlot *slot, const std::vector<Entry> &batch) {
     try {
-        write_batch(batch);
+        write_batch(slot, batch);
         return std::nullopt;
     } catch (const PgError &e) {
         in_commit = 0;
@@ -436,8 +550,7 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                                                !last_batch_unconfirmed, batch_stored.data(),
                                                batch_stored.size(), batch_purge_seen);
                 });
-                // The published set was full and emptied: store (and so publish) texts again.
-                if (!kept) stored.clear();
+                note_published(kept);
                 total += static_cast<long>(batch.size());
                 // Sync decisions are waited for: go on at once. Async ones can gather into the
                 // next batch unless the queue is filling up (a quarter of it wakes us anyway).
@@ -463,7 +576,7 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                                            !last_batch_unconfirmed, batch_stored.data(),
                                            batch_stored.size(), batch_purge_seen);
             });
-            if (!kept) stored.clear();
+            note_published(kept);
             ++total;
         }
         failures = 0;

@@ -140,9 +140,15 @@ extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
 // deletes any: the hashes that decisions still queued refer to without their texts.
 extern "C" Datum clarify_audit_purge_begin(PG_FUNCTION_ARGS) {
     return cpp_entry([&] {
-        size_t cap = audit_purge_keep_capacity();
-        auto *keep = pg_guard([&] { return static_cast<int64 *>(palloc(sizeof(int64) * cap)); });
-        size_t n = pg_guard([&] { return audit_purge_begin(MyDatabaseId, keep, cap); });
+        size_t cap = 3 * 1024;
+        int64 *keep = nullptr;
+        int64 found = -1;
+        while (found < 0) {
+            cap *= 4;
+            keep = pg_guard([&] { return static_cast<int64 *>(palloc(sizeof(int64) * cap)); });
+            found = pg_guard([&] { return audit_purge_begin(MyDatabaseId, keep, cap); });
+        }
+        size_t n = static_cast<size_t>(found);
         std::sort(keep, keep + n);
         n = static_cast<size_t>(std::unique(keep, keep + n) - keep);
         return pg_guard([&] {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace clarify {
 namespace {
 
@@ -150,20 +152,32 @@ TEST(AuditRecord, OnlyADecisionWithEveryHashHasAShortEntry) {
     std::string bytes;
     EXPECT_THROW(encode_stored(a, bytes), AuditFormatError);
 
-    // A short entry whose hashes are missing or whose flags are unknown is malformed.
+    // Unknown flags, or a short entry without its shape hash, are malformed.
     a = sample();
+    constexpr std::size_t kFlags = kAuditEntryPrefix - 1, kShape = kFlags - 16;
+    std::string full;
+    encode(a, full);
+    ASSERT_EQ(static_cast<unsigned char>(full[kFlags]), 0u);
+    EXPECT_NO_THROW(decode_view(full));
+    full[kFlags] = 2;
+    EXPECT_THROW(decode_view(full), AuditFormatError);
+    bytes.clear();
     encode_stored(a, bytes);
-    std::string flags = bytes;
-    constexpr std::size_t kFlags = kAuditEntryPrefix - 1;
-    ASSERT_EQ(static_cast<unsigned char>(flags[kFlags]), 1u);
-    flags[kFlags] = 3;
-    EXPECT_THROW(decode_view(flags), AuditFormatError);
+    ASSERT_EQ(static_cast<unsigned char>(bytes[kFlags]), 1u);
+    std::int64_t shape;
+    std::memcpy(&shape, bytes.data() + kShape, sizeof(shape));
+    ASSERT_EQ(shape, a.shape_hash);
+    EXPECT_NO_THROW(decode_view(bytes));
+    std::string no_shape = bytes;
+    std::memset(no_shape.data() + kShape, 0, sizeof(shape));
+    EXPECT_THROW(decode_view(no_shape), AuditFormatError);
+    std::int64_t hashes[3];
+    EXPECT_FALSE(short_entry_hashes(no_shape, hashes));
+    // A full entry may leave a hash out: the writer computes it.
     a.shape_hash = 0;
-    std::string no_hash;
-    encode(a, no_hash);  // a full entry may leave a hash out (the writer computes it)
-    EXPECT_NO_THROW(decode_view(no_hash));
-    no_hash[kFlags] = 1;  // but a short one may not
-    EXPECT_THROW(decode_view(no_hash), AuditFormatError);
+    full.clear();
+    encode(a, full);
+    EXPECT_NO_THROW(decode_view(full));
 }
 
 }  // namespace

@@ -273,55 +273,67 @@ def _writer_pid(admin, seconds: float = 5.0):
 
 
 def test_short_entries_keep_their_texts_through_a_purge(admin, catalog, question_id) -> None:
-    """A decision whose statement and shape the audit already holds is queued without those
-    texts (a short entry, referring to them by hash). A purge while such entries wait in the
-    queue keeps the texts they refer to, so their rows, written after it, show the statement,
-    columns and bindings like any other."""
+    """A decision whose statement, record and shape the audit already holds (stored by one batch,
+    met again by a later one) is queued without those texts: a short entry, naming them by hash.
+    A purge while such entries wait in the queue keeps the texts they name, so their rows,
+    written after it, show the statement, record, columns and bindings like any other; and after
+    the purge, decisions are queued with their texts again until the writer has stored them anew."""
     sql = BOOKED_SQL + " /* short entries through a purge */"
+    other_sql = BOOKED_SQL + " /* stored before the purge, not queued during it */"
     record = ResolutionRecord(question_id, "Show Booked revenue",
                               [Binding(REVENUE, BOOKED, "explicit")])
     admin.execute(f"ALTER ROLE {AGENT} SET pg_clarify.audit_mode = 'async'")
     writer = None
+
+    def pending() -> int:
+        return admin.execute("SELECT pending_bytes FROM clarify.audit_queue() "
+                             "WHERE database = current_database()").fetchone()[0]
+
     try:
         with connect(user=AGENT) as conn:
             agent = GatedSession(conn)
             agent.attach(record)
-            agent.run(sql)
-            first = agent.last_decision()["decision_id"]
-            assert _audited(admin, first)  # its texts are stored and published
+            for statement in (sql, other_sql, sql, other_sql):  # two batches: stored, then met
+                agent.run(statement)
+                assert _audited(admin, agent.last_decision()["decision_id"])
+            record_text = conn.execute("SHOW pg_clarify.resolution").fetchone()[0]
+            texts = len(sql) + len(record_text)  # what a full entry carries at least
             writer = _writer_pid(admin)
             assert writer is not None, "no idle audit writer"
             os.kill(writer, signal.SIGSTOP)
-            queued_before = admin.execute(
-                "SELECT pending_bytes FROM clarify.audit_queue() "
-                "WHERE database = current_database()").fetchone()[0]
+            before = pending()
             ids = []
             for _ in range(20):
                 assert agent.run(sql) == [(2450,)]
                 ids.append(int(agent.last_decision()["decision_id"]))
-            pending = admin.execute(
-                "SELECT pending_bytes FROM clarify.audit_queue() "
-                "WHERE database = current_database()").fetchone()[0] - queued_before
-            # A full entry carries the statement and the record (and the reason, columns and
-            # bindings); a short one less than half of those two.
-            texts = len(sql) + len(conn.execute("SHOW pg_clarify.resolution").fetchone()[0])
-            assert 0 < pending / 20 < texts / 2, (pending, texts)
-            # Every row written so far, the first decision's too, goes; texts no row refers to
-            # go with them, except those the queued decisions refer to.
+            short = (pending() - before) / 20
+            assert 0 < short < texts / 2, (short, texts)
+            # Every row written so far goes; texts no row refers to go with them, except those
+            # the queued decisions name.
             assert admin.execute("SELECT clarify.purge_audit('0 seconds') > 0").fetchone()[0]
             assert admin.execute("SELECT count(*) FROM clarify.audit_texts WHERE body = %s",
                                  (sql,)).fetchone()[0] == 1
+            assert admin.execute("SELECT count(*) FROM clarify.audit_texts WHERE body = %s",
+                                 (other_sql,)).fetchone()[0] == 0
+            # Its text is gone: the next decision on it carries the text again.
+            before = pending()
+            agent.run(other_sql)
+            other_id = int(agent.last_decision()["decision_id"])
+            assert pending() - before > texts / 2
             os.kill(writer, signal.SIGCONT)
             writer = None
-            assert _audited(admin, str(ids[-1]))
+            assert _audited(admin, str(other_id))
             rows = admin.execute(
-                "SELECT statement, columns, bindings -> 0 ->> 'source', decision "
+                "SELECT statement, record ->> 'question_id', columns, "
+                "bindings -> 0 ->> 'source', decision "
                 "FROM clarify.audit WHERE decision_id = ANY(%s)", (ids,)).fetchall()
             assert len(rows) == 20
-            assert all(row == (sql, [f"{SCHEMA}.orders.booked_amount"], "explicit", "allowed")
-                       for row in rows), rows[0]
+            expected = (sql, question_id, [f"{SCHEMA}.orders.booked_amount"], "explicit",
+                        "allowed")
+            assert all(row == expected for row in rows), rows[0]
+            assert admin.execute("SELECT statement FROM clarify.audit WHERE decision_id = %s",
+                                 (other_id,)).fetchone()[0] == other_sql
     finally:
         if writer is not None:
             os.kill(writer, signal.SIGCONT)
         admin.execute(f"ALTER ROLE {AGENT} RESET pg_clarify.audit_mode")
-

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Decisions whose texts the audit already held cross the queue without them (short entries). If
+# the audit's tables are dropped and created again (DROP and CREATE EXTENSION) while such
+# decisions wait in the queue, the new tables do not hold what they name: the writer finds that
+# out and stores those decisions with a stand-in statement that says so, never a row whose
+# statement is missing; decisions after that are stored with their texts again.
+set -uo pipefail
+source "$(dirname "$0")/tap.sh"
+plan 6
+
+dir=$(mktemp -d /tmp/pg_clarify_recreated.XXXXXX)
+[[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
+port=55442
+writer=
+cleanup() {
+    [[ -n $writer ]] && kill -CONT "$writer" 2>/dev/null
+    as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+as_cluster_owner "$PG_BINDIR/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync >/dev/null 2>&1
+printf "%s\n" "listen_addresses = ''" "unix_socket_directories = '$dir'" "port = $port" \
+    "shared_preload_libraries = 'pg_clarify'" "fsync = off" >>"$dir/data/postgresql.conf"
+as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+
+psql_as() { # ROLE [psql args...]
+    local role=$1
+    shift
+    "$PG_BINDIR/psql" -X -q -At -h "$dir" -p "$port" -U "$role" -d postgres "$@" 2>&1
+}
+create_extension() {
+    psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+CREATE EXTENSION pg_clarify;
+INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.booked', 'metric', 'Booked revenue', 'approved');
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('metric.booked', 'orders', 'booked_amount');
+INSERT INTO clarify.terms (term, concept_id) VALUES ('revenue', 'metric.booked');
+SELECT clarify.govern_role('agent');
+SQL
+}
+psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+CREATE TABLE orders (id int, booked_amount numeric);
+INSERT INTO orders VALUES (1, 10);
+CREATE ROLE agent LOGIN;
+GRANT SELECT ON orders TO agent;
+ALTER ROLE agent SET pg_clarify.audit_mode = 'async';
+SQL
+create_extension
+query='SELECT booked_amount FROM orders'
+pending() { psql_as postgres -c "SELECT coalesce(sum(pending_bytes), 0) FROM clarify.audit_queue()"; }
+written() { # waits until the queue is empty
+    for _ in $(seq 100); do
+        [[ $(pending) == 0 ]] && return
+        sleep 0.1
+    done
+}
+
+# Stored by one batch, met again by the next: from then on its decisions go short.
+for _ in 1 2; do
+    psql_as agent -c "$query" >/dev/null
+    written
+done
+for _ in $(seq 50); do
+    writer=$(psql_as postgres -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_clarify audit writer' AND state = 'idle' AND wait_event = 'Extension'")
+    [[ -n $writer ]] && break
+    sleep 0.1
+done
+kill -STOP "$writer"
+psql_as agent -c "$query" >/dev/null
+first=$(pending)
+check "a decision whose texts are stored is queued short (${first} bytes)" test "$first" -gt 0 -a "$first" -lt 120
+
+psql_as postgres -c 'DROP EXTENSION pg_clarify CASCADE' >/dev/null
+create_extension
+psql_as agent -c "$query" >/dev/null
+second=$(($(pending) - first))
+check "after the tables are recreated, the queue still sends it short (${second} bytes)" \
+    test "$second" -gt 0 -a "$second" -lt 120
+
+kill -CONT "$writer"
+writer=
+written
+out=$(psql_as postgres -c "SELECT count(*) FILTER (WHERE statement IS NULL), count(*) FILTER (WHERE statement LIKE '(not available: the audit''s tables were recreated%'), count(*) FROM clarify.audit")
+equals "both are stored, with a stand-in statement, none without one" "$out" "0|2|2"
+out=$(psql_as postgres -c "SELECT count(*) FROM clarify.audit WHERE decision = 'allowed' AND state = 'RESOLVED'")
+equals "their outcome is kept" "$out" "2"
+
+psql_as agent -c "$query" >/dev/null
+written
+before=$(pending)
+psql_as agent -c "$query" >/dev/null
+written
+out=$(psql_as postgres -c "SELECT statement FROM clarify.audit ORDER BY decision_id DESC LIMIT 1")
+equals "decisions after that are stored with their statement" "$out" "$query"
+check "nothing is left queued" test "$(pending)" -eq 0 -a "$before" -eq 0
+finish
