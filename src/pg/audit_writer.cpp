@@ -129,8 +129,25 @@ void execute(Statement &statement, const std::vector<Column> &columns) {
 // A one-dimensional array of a fixed-width, by-value type (int8, timestamptz, oid, int4).
 template <typename T>
 Datum value_array(const std::vector<T> &values, const std::vector<bool> *nulls, Oid type) {
+    static_assert(sizeof(T) == 8 || sizeof(T) == 4, "int8, timestamptz, oid or int4");
     int n = static_cast<int>(values.size());
     const T *v = values.data();
+    if (!nulls && n > 0) {
+        // Without nulls the array's data is the values as they are in memory: one copy, where
+        // construct_md_array would store them one element at a time.
+        return pg_guard([&] {
+            Size bytes = ARR_OVERHEAD_NONULLS(1) + Size(n) * sizeof(T);
+            auto *array = static_cast<ArrayType *>(palloc0(bytes));
+            SET_VARSIZE(array, bytes);
+            array->ndim = 1;
+            array->dataoffset = 0;
+            array->elemtype = type;
+            ARR_DIMS(array)[0] = n;
+            ARR_LBOUND(array)[0] = 1;
+            memcpy(ARR_DATA_PTR(array), v, Size(n) * sizeof(T));
+            return PointerGetDatum(array);
+        });
+    }
     std::vector<char> isnull(n, 0);
     if (nulls)
         for (int i = 0; i < n; ++i) isnull[i] = (*nulls)[i];
