@@ -5,17 +5,7 @@ set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 plan 5
 
-dir=$(mktemp -d /tmp/pg_clarify_loading.XXXXXX)
-[[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
-port=55439
-cleanup() {
-    as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-as_cluster_owner "$PG_BINDIR/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync >/dev/null 2>&1
-printf "listen_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" "$dir" "$port" >>"$dir/data/postgresql.conf"
-as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+start_test_cluster loading 55439
 check "a cluster without the preload starts" "$PG_BINDIR/pg_isready" -q -h "$dir" -p "$port"
 
 psql_here() { "$PG_BINDIR/psql" -X -h "$dir" -p "$port" -U postgres -d postgres "$@" 2>&1; }

@@ -7,28 +7,12 @@ set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 plan 7
 
-dir=$(mktemp -d /tmp/pg_clarify_queue_full.XXXXXX)
-[[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
-port=55441
 locker_pid=
-cleanup() {
-    [[ -n $locker_pid ]] && kill "$locker_pid" 2>/dev/null
-    as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-as_cluster_owner "$PG_BINDIR/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync >/dev/null 2>&1
+before_cluster_stop() { [[ -n $locker_pid ]] && kill "$locker_pid" 2>/dev/null; }
 # The smallest queue: 256 kB for each database (600 full decisions, or 3,000 short ones).
-printf "%s\n" "listen_addresses = ''" "unix_socket_directories = '$dir'" "port = $port" \
-    "shared_preload_libraries = 'pg_clarify'" "pg_clarify.audit_queue_size = '256kB'" \
-    "fsync = off" >>"$dir/data/postgresql.conf"
-as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+start_test_cluster queue_full 55441 "shared_preload_libraries = 'pg_clarify'" \
+    "pg_clarify.audit_queue_size = '256kB'" "fsync = off"
 
-psql_as() { # ROLE [psql args...]
-    local role=$1
-    shift
-    "$PG_BINDIR/psql" -X -q -At -h "$dir" -p "$port" -U "$role" -d postgres "$@" 2>&1
-}
 psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 CREATE TABLE orders (id int, booked_amount numeric);
 INSERT INTO orders VALUES (1, 10);

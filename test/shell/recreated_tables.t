@@ -8,26 +8,10 @@ set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 plan 6
 
-dir=$(mktemp -d /tmp/pg_clarify_recreated.XXXXXX)
-[[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
-port=55442
 writer=
-cleanup() {
-    [[ -n $writer ]] && kill -CONT "$writer" 2>/dev/null
-    as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-as_cluster_owner "$PG_BINDIR/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync >/dev/null 2>&1
-printf "%s\n" "listen_addresses = ''" "unix_socket_directories = '$dir'" "port = $port" \
-    "shared_preload_libraries = 'pg_clarify'" "fsync = off" >>"$dir/data/postgresql.conf"
-as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+before_cluster_stop() { [[ -n $writer ]] && kill -CONT "$writer" 2>/dev/null; }
+start_test_cluster recreated 55442 "shared_preload_libraries = 'pg_clarify'" "fsync = off"
 
-psql_as() { # ROLE [psql args...]
-    local role=$1
-    shift
-    "$PG_BINDIR/psql" -X -q -At -h "$dir" -p "$port" -U "$role" -d postgres "$@" 2>&1
-}
 create_extension() {
     psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 CREATE EXTENSION pg_clarify;

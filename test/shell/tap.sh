@@ -30,3 +30,31 @@ PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
 as_cluster_owner() {
     if [[ $(id -u) -eq 0 ]]; then (cd / && runuser -u postgres -- "$@"); else (cd / && "$@"); fi
 }
+
+# start_test_cluster NAME PORT [postgresql.conf lines...]: a throwaway cluster in a new directory
+# ($dir, $port), on a Unix socket only; stopped and removed at exit, after the test's own
+# before_cluster_stop if it defines one.
+start_test_cluster() {
+    local name=$1
+    port=$2
+    shift 2
+    dir=$(mktemp -d "/tmp/pg_clarify_$name.XXXXXX")
+    [[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
+    trap _stop_test_cluster EXIT
+    as_cluster_owner "$PG_BINDIR/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync \
+        >/dev/null 2>&1
+    printf "%s\n" "listen_addresses = ''" "unix_socket_directories = '$dir'" "port = $port" "$@" \
+        >>"$dir/data/postgresql.conf"
+    as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+}
+_stop_test_cluster() {
+    declare -F before_cluster_stop >/dev/null && before_cluster_stop
+    as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
+    rm -rf "$dir"
+}
+# psql_as ROLE [psql args...]: psql on that cluster's postgres database, quiet and unaligned.
+psql_as() {
+    local role=$1
+    shift
+    "$PG_BINDIR/psql" -X -q -At -h "$dir" -p "$port" -U "$role" -d postgres "$@" 2>&1
+}
