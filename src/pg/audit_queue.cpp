@@ -462,11 +462,28 @@ bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 ma
     return kept;
 }
 
+void audit_forget_published(Oid database) {
+    AuditSlot *slot = find_slot(database, false);
+    if (!slot) {
+        bump_purge_generation();
+        return;
+    }
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    bump_purge_generation();
+    if (slot->database == database) known_clear(slot);
+    LWLockRelease(slot->lock);
+}
+
 void audit_worker_forget(AuditSlot *slot) {
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     bump_purge_generation();
     known_clear(slot);
     LWLockRelease(slot->lock);
+}
+
+size_t audit_purge_keep_capacity() {
+    // A short entry takes at least its length word and prefix; it names at most 3 hashes.
+    return size_t(queue->ring_size / (sizeof(uint32) + kAuditEntryPrefix) + 1) * 3;
 }
 
 int64 audit_purge_begin(Oid database, int64 *keep, size_t cap) {
@@ -494,7 +511,7 @@ int64 audit_purge_begin(Oid database, int64 *keep, size_t cap) {
                     memcmp(hashes, last, sizeof(last)) != 0) {
                     if (n + 3 > cap) {
                         LWLockRelease(slot->lock);
-                        return -1;  // the caller asks again with more room
+                        return -1;  // cannot happen with audit_purge_keep_capacity()
                     }
                     for (int64 h : hashes)
                         if (h) keep[n++] = h;

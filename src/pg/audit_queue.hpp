@@ -61,6 +61,9 @@ void audit_worker_failed(AuditSlot *slot, const char *message);
 // The audit's tables were recreated: empties the published hashes, and moves the purge
 // generation so that nothing stored before is published after.
 void audit_worker_forget(AuditSlot *slot);
+// The same for a database, from a backend: its governance catalog changed (as it does after the
+// extension is created again, when its tables are new).
+void audit_forget_published(Oid database);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.
 bool audit_worker_release_if_idle(AuditSlot *slot);
 uint64 audit_ring_size();
@@ -69,7 +72,8 @@ uint64 audit_pending_bytes(AuditSlot *slot);
 // For clarify.purge_audit(), while it holds its locks on the audit's texts (no batch is being
 // written): moves the purge generation, empties the database's published hashes and puts in
 // `keep` the hashes the short entries still queued refer to, which the purge must keep; returns
-// how many (with repeats), or -1 when `cap` is too small (call again with more).
+// how many (with repeats), or -1 when `cap` is smaller than audit_purge_keep_capacity().
+size_t audit_purge_keep_capacity();
 int64 audit_purge_begin(Oid database, int64 *keep, size_t cap);
 
 // For clarify.audit_queue(): a snapshot of one slot's counters.

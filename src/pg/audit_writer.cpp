@@ -61,6 +61,8 @@ std::unordered_set<int64> stored;
 // purge generation it began under: published after its commit for short entries.
 std::vector<int64> batch_stored;
 uint64 batch_purge_seen = 0;
+// The purge generation `stored` is valid for (one for every instantiation of write_batch).
+uint64 seen_generation = 0;
 // What this writer has published and not seen emptied since (a subset of `stored`).
 std::unordered_set<int64> published;
 // The audit's text tables as the last batch found them: tables recreated meanwhile (DROP and
@@ -242,6 +244,8 @@ bool last_batch_unconfirmed = false;
 // longer holds (its tables were recreated while the decision was queued).
 constexpr const char *kLostText =
     "(not available: the audit's tables were recreated while this decision was queued)";
+constexpr const char *kLostRecord =
+    "{\"not_available\": \"the audit's tables were recreated while this decision was queued\"}";
 
 template <typename Entry>
 void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
@@ -273,7 +277,6 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
         // Read under the lock purge_audit() conflicts with: a purge that deleted texts has
         // committed (or not begun) by now.
         uint64 generation = pg_guard([] { return purge_generation(); });
-        static uint64 seen_generation = 0;
         if (generation != seen_generation || recreated || stored.size() > 200000) {
             stored.clear();
             published.clear();
@@ -352,8 +355,8 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
             statement.push_back(missing.count(a.statement_hash)
                                     ? remember_text("statement", kLostText, 0)
                                     : a.statement_hash);
-            record_null.push_back(a.record_hash == 0 || lost_record);
-            record.push_back(lost_record ? 0 : a.record_hash);
+            record_null.push_back(a.record_hash == 0);
+            record.push_back(lost_record ? remember_text("record", kLostRecord, 0) : a.record_hash);
             if (missing.count(a.shape_hash)) {
                 AuditRecord lost;
                 lost.allowed = a.allowed;

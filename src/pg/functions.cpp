@@ -30,6 +30,7 @@ PG_FUNCTION_INFO_V1(clarify_audit_purge_begin);
 }
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 namespace clarify::pg {
@@ -97,6 +98,9 @@ extern "C" Datum clarify_catalog_changed(PG_FUNCTION_ARGS) {
                         errmsg("clarify.catalog_changed() must be called as a trigger")));
     Oid table = RelationGetRelid(((TriggerData *)fcinfo->context)->tg_relation);
     cpp_entry([&] { announce_catalog_change(table); });
+    // Texts published for short queue entries may belong to tables the extension had before it
+    // was created again: decisions after this change carry their texts until they are stored.
+    cpp_entry([] { pg_guard([] { audit_forget_published(MyDatabaseId); }); });
     return PointerGetDatum(nullptr);
 }
 
@@ -140,14 +144,10 @@ extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
 // deletes any: the hashes that decisions still queued refer to without their texts.
 extern "C" Datum clarify_audit_purge_begin(PG_FUNCTION_ARGS) {
     return cpp_entry([&] {
-        size_t cap = 3 * 1024;
-        int64 *keep = nullptr;
-        int64 found = -1;
-        while (found < 0) {
-            cap *= 4;
-            keep = pg_guard([&] { return static_cast<int64 *>(palloc(sizeof(int64) * cap)); });
-            found = pg_guard([&] { return audit_purge_begin(MyDatabaseId, keep, cap); });
-        }
+        size_t cap = audit_purge_keep_capacity();
+        auto *keep = pg_guard([&] { return static_cast<int64 *>(palloc(sizeof(int64) * cap)); });
+        int64 found = pg_guard([&] { return audit_purge_begin(MyDatabaseId, keep, cap); });
+        if (found < 0) throw std::logic_error("the audit queue named more texts than it can hold");
         size_t n = static_cast<size_t>(found);
         std::sort(keep, keep + n);
         n = static_cast<size_t>(std::unique(keep, keep + n) - keep);

@@ -45,12 +45,24 @@ start_test_cluster() {
         >/dev/null 2>&1
     printf "%s\n" "listen_addresses = ''" "unix_socket_directories = '$dir'" "port = $port" "$@" \
         >>"$dir/data/postgresql.conf"
-    as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+    if ! as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start \
+        >/dev/null; then
+        echo "Bail out! the test cluster did not start"
+        tail -n 20 "$dir/server.log" 2>/dev/null | sed 's/^/# /' >&2
+        exit 1
+    fi
 }
+# The server log is kept (its path printed) when a check failed.
 _stop_test_cluster() {
     declare -F before_cluster_stop >/dev/null && before_cluster_stop
+    [[ -n ${dir:-} && -d $dir ]] || return 0
     as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
-    rm -rf "$dir"
+    if ((_tap_failed > 0)); then
+        echo "# server log: $dir/server.log" >&2
+        rm -rf "$dir/data"
+    else
+        rm -rf "$dir"
+    fi
 }
 # psql_as ROLE [psql args...]: psql on that cluster's postgres database, quiet and unaligned.
 psql_as() {

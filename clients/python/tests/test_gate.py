@@ -293,14 +293,23 @@ def test_short_entries_keep_their_texts_through_a_purge(admin, catalog, question
         with connect(user=AGENT) as conn:
             agent = GatedSession(conn)
             agent.attach(record)
-            for statement in (sql, other_sql, sql, other_sql):  # two batches: stored, then met
-                agent.run(statement)
-                assert _audited(admin, agent.last_decision()["decision_id"])
+            for _ in range(3):  # an idle writer leaves after 2 s: stop one that stays
+                for statement in (sql, other_sql, sql, other_sql):  # stored, then met again
+                    agent.run(statement)
+                    assert _audited(admin, agent.last_decision()["decision_id"])
+                writer = _writer_pid(admin)
+                if writer is None:
+                    continue
+                os.kill(writer, signal.SIGSTOP)
+                serving = admin.execute("SELECT writer_pid FROM clarify.audit_queue() "
+                                        "WHERE database = current_database()").fetchone()
+                if serving and serving[0] == writer:
+                    break
+                os.kill(writer, signal.SIGCONT)
+                writer = None
+            assert writer is not None, "no idle audit writer to stop"
             record_text = conn.execute("SHOW pg_clarify.resolution").fetchone()[0]
             texts = len(sql) + len(record_text)  # what a full entry carries at least
-            writer = _writer_pid(admin)
-            assert writer is not None, "no idle audit writer"
-            os.kill(writer, signal.SIGSTOP)
             before = pending()
             ids = []
             for _ in range(20):
