@@ -462,23 +462,29 @@ bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 ma
     return kept;
 }
 
-void audit_forget_published(Oid database) {
+namespace {
+// Moves the purge generation and empties the database's published hashes, under the lock a
+// writer publishes under (nothing stored before is published after). Returns the database's
+// slot still locked, or nullptr (unlocked) when it has none.
+AuditSlot *forget_published_locked(Oid database) {
     AuditSlot *slot = find_slot(database, false);
     if (!slot) {
         bump_purge_generation();
-        return;
+        return nullptr;
     }
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     bump_purge_generation();
-    if (slot->database == database) known_clear(slot);
-    LWLockRelease(slot->lock);
-}
-
-void audit_worker_forget(AuditSlot *slot) {
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    bump_purge_generation();
+    if (slot->database != database) {  // released meanwhile: nothing of this database in it
+        LWLockRelease(slot->lock);
+        return nullptr;
+    }
     known_clear(slot);
-    LWLockRelease(slot->lock);
+    return slot;
+}
+}  // namespace
+
+void audit_forget_published(Oid database) {
+    if (AuditSlot *slot = forget_published_locked(database)) LWLockRelease(slot->lock);
 }
 
 size_t audit_purge_keep_capacity() {
@@ -487,39 +493,30 @@ size_t audit_purge_keep_capacity() {
 }
 
 int64 audit_purge_begin(Oid database, int64 *keep, size_t cap) {
+    AuditSlot *slot = forget_published_locked(database);
+    if (!slot) return 0;
     size_t n = 0;
-    AuditSlot *slot = find_slot(database, false);
-    if (!slot) {
-        bump_purge_generation();
-        return 0;
-    }
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    // Under the lock a writer publishes under: nothing it stored before this is published after.
-    bump_purge_generation();
-    if (slot->database == database) {
-        known_clear(slot);
-        uint64 r = pg_atomic_read_u64(&slot->read_pos), w = pg_atomic_read_u64(&slot->write_pos);
-        int64 last[3] = {0, 0, 0};
-        for (uint64 pos = r; pos + sizeof(uint32) <= w;) {
-            uint32 length;
-            ring_copy_out(slot, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
-            char prefix[kAuditEntryPrefix];
-            int64 hashes[3];
-            if (length >= kAuditEntryPrefix) {
-                ring_copy_out(slot, pos + sizeof(uint32), prefix, kAuditEntryPrefix);
-                if (short_entry_hashes(std::string_view(prefix, kAuditEntryPrefix), hashes) &&
-                    memcmp(hashes, last, sizeof(last)) != 0) {
-                    if (n + 3 > cap) {
-                        LWLockRelease(slot->lock);
-                        return -1;  // cannot happen with audit_purge_keep_capacity()
-                    }
-                    for (int64 h : hashes)
-                        if (h) keep[n++] = h;
-                    memcpy(last, hashes, sizeof(last));
+    uint64 r = pg_atomic_read_u64(&slot->read_pos), w = pg_atomic_read_u64(&slot->write_pos);
+    int64 last[3] = {0, 0, 0};
+    for (uint64 pos = r; pos + sizeof(uint32) <= w;) {
+        uint32 length;
+        ring_copy_out(slot, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
+        char prefix[kAuditEntryPrefix];
+        int64 hashes[3];
+        if (length >= kAuditEntryPrefix) {
+            ring_copy_out(slot, pos + sizeof(uint32), prefix, kAuditEntryPrefix);
+            if (short_entry_hashes(std::string_view(prefix, kAuditEntryPrefix), hashes) &&
+                memcmp(hashes, last, sizeof(last)) != 0) {
+                if (n + 3 > cap) {
+                    LWLockRelease(slot->lock);
+                    return -1;  // cannot happen with audit_purge_keep_capacity()
                 }
+                for (int64 h : hashes)
+                    if (h) keep[n++] = h;
+                memcpy(last, hashes, sizeof(last));
             }
-            pos += sizeof(uint32) + length;
         }
+        pos += sizeof(uint32) + length;
     }
     LWLockRelease(slot->lock);
     return int64(n);

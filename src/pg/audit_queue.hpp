@@ -58,11 +58,9 @@ bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 ma
                          bool confirmed = true, const int64 *stored = nullptr, size_t nstored = 0,
                          uint64 purge_seen = 0);
 void audit_worker_failed(AuditSlot *slot, const char *message);
-// The audit's tables were recreated: empties the published hashes, and moves the purge
-// generation so that nothing stored before is published after.
-void audit_worker_forget(AuditSlot *slot);
-// The same for a database, from a backend: its governance catalog changed (as it does after the
-// extension is created again, when its tables are new).
+// Empties a database's published hashes and moves the purge generation, so that nothing stored
+// before is published after: its audit's tables were recreated (seen by the writer), or its
+// governance catalog changed (as it does after the extension is created again).
 void audit_forget_published(Oid database);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.
 bool audit_worker_release_if_idle(AuditSlot *slot);

@@ -273,7 +273,7 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
         bool recreated =
             texts_relid != InvalidOid && (texts != texts_relid || shapes != shapes_relid);
         // Nothing published before holds for new tables; nor does what this batch would publish.
-        if (recreated) pg_guard([&] { audit_worker_forget(slot); });
+        if (recreated) pg_guard([] { audit_forget_published(MyDatabaseId); });
         // Read under the lock purge_audit() conflicts with: a purge that deleted texts has
         // committed (or not begun) by now.
         uint64 generation = pg_guard([] { return purge_generation(); });
@@ -333,6 +333,20 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
     std::vector<int64> batch_publish(fresh.begin(), fresh.end());  // verified above
     std::unordered_set<int64> to_publish(fresh.begin(), fresh.end());
     int64 last_hashes[3] = {0, 0, 0};
+    // Queues the shape's row unless it is stored already; returns its hash.
+    auto remember_shape = [&](const auto &a, int64 h) {
+        if (!stored.count(h) && fresh.insert(h).second) {
+            shape_hash.push_back(number(h));
+            shape_allowed.push_back(a.allowed ? "true" : "false");
+            shape_state.push_back(std::string(to_string(a.state)));
+            shape_reason.push_back(std::string(a.reason));
+            shape_columns.push_back(std::string(a.columns));
+            shape_bindings.push_back(std::string(a.bindings));
+            shape_payload.push_back(a.payload.empty() ? std::nullopt
+                                                      : std::optional<std::string>(a.payload));
+        }
+        return h;
+    };
     auto remember_text = [&](const char *kind, std::string_view body, int64 given) {
         int64 h = given ? given : content_hash(kind, body);
         if (!stored.count(h) && fresh.insert(h).second) {
@@ -364,17 +378,7 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
                 lost.reason = kLostText;
                 lost.columns = "[]";
                 lost.bindings = "[]";
-                int64 h = shape_hash_of(lost);
-                if (!stored.count(h) && fresh.insert(h).second) {
-                    shape_hash.push_back(number(h));
-                    shape_allowed.push_back(lost.allowed ? "true" : "false");
-                    shape_state.push_back(std::string(to_string(lost.state)));
-                    shape_reason.push_back(lost.reason);
-                    shape_columns.push_back(lost.columns);
-                    shape_bindings.push_back(lost.bindings);
-                    shape_payload.push_back(std::nullopt);
-                }
-                shape.push_back(h);
+                shape.push_back(remember_shape(lost, shape_hash_of(lost)));
             } else {
                 shape.push_back(a.shape_hash);
             }
@@ -385,18 +389,7 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
                              : a.record_hash && stored.count(a.record_hash)
                                  ? a.record_hash
                                  : remember_text("record", a.record, a.record_hash));
-            shape.push_back(a.shape_hash ? a.shape_hash : shape_hash_of(a));
-        }
-        int64 shape_h = shape.back();
-        if (!a.texts_stored && !stored.count(shape_h) && fresh.insert(shape_h).second) {
-            shape_hash.push_back(number(shape_h));
-            shape_allowed.push_back(a.allowed ? "true" : "false");
-            shape_state.push_back(std::string(to_string(a.state)));
-            shape_reason.push_back(std::string(a.reason));
-            shape_columns.push_back(std::string(a.columns));
-            shape_bindings.push_back(std::string(a.bindings));
-            shape_payload.push_back(a.payload.empty() ? std::nullopt
-                                                      : std::optional<std::string>(a.payload));
+            shape.push_back(remember_shape(a, a.shape_hash ? a.shape_hash : shape_hash_of(a)));
         }
         // Published for short entries once seen again (stored by an earlier batch): a statement
         // run once would only crowd the published set.
