@@ -1,0 +1,955 @@
+\echo Use "CREATE EXTENSION pg_clarify" to load this file. \quit
+
+-- pg_clarify 1.1: the governance catalog, its guards, and the SQL surface of the gate.
+--
+-- The catalog is the business's word on what governed columns mean. The gate trusts it blindly,
+-- so every rule a DBA could break by hand is refused here, at write time, with a message in the
+-- DBA's terms; constraints stay underneath as backstops for whatever slips past a trigger.
+
+--------------------------------------------------------------------------------------------------
+-- Shared helpers
+--------------------------------------------------------------------------------------------------
+
+-- Terms are compared case-insensitively everywhere (catalog, confirmations, the gate). One
+-- definition keeps the tables, the constraints and clarify.confirm from drifting apart.
+CREATE FUNCTION clarify.normalize_term(term text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN pg_catalog.translate(pg_catalog.btrim(term, E' \t\n\r\f\v'),
+                                'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+
+COMMENT ON FUNCTION clarify.normalize_term(text) IS
+    'How business terms are compared: trimmed and ASCII letters lower-cased (exactly as the gate compares them, whatever the database locale), so "Revenue" and "revenue " are one term.';
+
+--------------------------------------------------------------------------------------------------
+-- Concepts: the business meanings a governed column can carry
+--------------------------------------------------------------------------------------------------
+
+-- The audit records which version of a concept a decision relied on, so any change to what a
+-- concept means or whether it may be used must produce a new version, even if the DBA forgets.
+CREATE TABLE clarify.concepts (
+    id          text PRIMARY KEY,
+    kind        text NOT NULL,
+    label       text NOT NULL,
+    description text NOT NULL DEFAULT '',
+    owner       text NOT NULL DEFAULT '',
+    status      text NOT NULL DEFAULT 'draft',
+    available   boolean NOT NULL DEFAULT true,
+    version     integer NOT NULL DEFAULT 1,
+    aliases     text[] NOT NULL DEFAULT '{}',
+    valid_from  timestamptz,
+    valid_until timestamptz,
+    CONSTRAINT concepts_id_check CHECK (id ~ '^[^[:space:]](.*[^[:space:]])?$'),
+    CONSTRAINT concepts_kind_check CHECK (kind IN ('metric', 'dimension')),
+    CONSTRAINT concepts_label_check CHECK (label ~ '[^[:space:]]'),
+    CONSTRAINT concepts_status_check CHECK (status IN ('draft', 'approved', 'deprecated')),
+    CONSTRAINT concepts_version_check CHECK (version >= 1),
+    CONSTRAINT concepts_aliases_check
+        CHECK (pg_catalog.array_position(aliases, NULL) IS NULL AND NOT ('' = ANY (aliases))),
+    CONSTRAINT concepts_validity_check CHECK (valid_from < valid_until)
+);
+
+COMMENT ON TABLE clarify.concepts IS
+    'Business meanings (metrics and dimensions) that governed columns can carry, with their owner, approval status and validity.';
+COMMENT ON COLUMN clarify.concepts.id IS 'Stable identifier, e.g. metric.recognized_revenue.';
+COMMENT ON COLUMN clarify.concepts.label IS
+    'Name shown to business users when a clarification is needed.';
+COMMENT ON COLUMN clarify.concepts.status IS
+    'draft, approved or deprecated; only approved concepts can be used.';
+COMMENT ON COLUMN clarify.concepts.available IS
+    'False takes an approved concept out of use without changing its status.';
+COMMENT ON COLUMN clarify.concepts.version IS
+    'Raised automatically whenever the meaning or usability of the concept changes.';
+COMMENT ON COLUMN clarify.concepts.aliases IS
+    'Other names that, said in a question, name this concept explicitly.';
+COMMENT ON COLUMN clarify.concepts.valid_from IS
+    'The concept is usable from this moment on (NULL: always was).';
+COMMENT ON COLUMN clarify.concepts.valid_until IS
+    'The concept stops being usable at this moment (NULL: never).';
+
+CREATE FUNCTION clarify.concepts_bump_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- An UPDATE that sets version itself (e.g. a restore or a deliberate correction) is obeyed.
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.kind, NEW.label, NEW.description, NEW.owner, NEW.status, NEW.available,
+            NEW.aliases, NEW.valid_from, NEW.valid_until)
+           IS DISTINCT FROM
+           (OLD.kind, OLD.label, OLD.description, OLD.owner, OLD.status, OLD.available,
+            OLD.aliases, OLD.valid_from, OLD.valid_until)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concepts_bump_version() IS
+    'Gives a concept a new version whenever its meaning or usability changes.';
+
+CREATE TRIGGER concepts_bump_version
+    BEFORE UPDATE ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify.concepts_bump_version();
+
+-- Eligibility is the one rule every part of the gate agrees on; as a function on the row type it
+-- reads as c.eligible in ad-hoc queries (with clarify on the search_path). The SQL-standard body
+-- is bound at creation, so a caller's search_path cannot change what it means, and it stays
+-- inlinable.
+CREATE FUNCTION clarify.eligible(c clarify.concepts) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN c.status = 'approved'
+       AND c.available
+       AND (c.valid_from IS NULL OR c.valid_from <= pg_catalog.now())
+       AND (c.valid_until IS NULL OR pg_catalog.now() < c.valid_until);
+
+COMMENT ON FUNCTION clarify.eligible(clarify.concepts) IS
+    'True when the concept may be used right now: approved, available, and inside its validity period.';
+
+--------------------------------------------------------------------------------------------------
+-- Concept columns: which physical columns carry which meanings
+--------------------------------------------------------------------------------------------------
+
+-- A mapping to a column that does not exist would silently govern nothing, so it is refused when
+-- written. Only relations a statement can read columns from are accepted.
+CREATE TABLE clarify.concept_columns (
+    concept_id  text NOT NULL REFERENCES clarify.concepts (id) ON UPDATE CASCADE ON DELETE CASCADE,
+    relation    regclass NOT NULL,
+    column_name name NOT NULL,
+    -- Set by the trigger from column_name: the gate follows the column itself, so renaming it
+    -- does not ungovern it.
+    attnum      smallint,
+    PRIMARY KEY (concept_id, relation, column_name)
+);
+
+CREATE INDEX concept_columns_relation_idx ON clarify.concept_columns (relation);
+
+COMMENT ON TABLE clarify.concept_columns IS
+    'Governed columns: the physical columns that carry a business meaning. A column may carry several meanings.';
+
+CREATE FUNCTION clarify.concept_columns_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel_kind   "char";
+    rel_name   text;
+BEGIN
+    IF NEW.relation IS NULL OR NEW.column_name IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    SELECT c.relkind, pg_catalog.format('%s.%s', n.nspname, c.relname)
+      INTO rel_kind, rel_name
+      FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = NEW.relation;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'relation with OID % does not exist', NEW.relation::oid
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    IF rel_kind NOT IN ('r', 'p', 'v', 'm', 'f') THEN
+        RAISE EXCEPTION 'relation "%" is not a table, view, materialized view or foreign table',
+                        rel_name
+            USING ERRCODE = 'wrong_object_type';
+    END IF;
+    SELECT a.attnum INTO NEW.attnum
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = NEW.relation
+       AND a.attname = NEW.column_name
+       AND a.attnum > 0
+       AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" does not exist in relation "%"', NEW.column_name, rel_name
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concept_columns_check() IS
+    'Refuses to govern a column that does not exist or a relation that has no readable columns.';
+
+-- Only when the column itself is named: a concept rename cascading here must not be refused
+-- because a mapped column has since been dropped.
+CREATE TRIGGER concept_columns_check
+    BEFORE INSERT OR UPDATE OF relation, column_name, attnum ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify.concept_columns_check();
+
+--------------------------------------------------------------------------------------------------
+-- Terms: the candidate meanings of the words people use
+--------------------------------------------------------------------------------------------------
+
+-- People type "Revenue", "revenue" and "revenue "; the catalog stores one spelling so that the
+-- primary key, the defaults and the gate all see the same term.
+CREATE TABLE clarify.terms (
+    term       text NOT NULL,
+    concept_id text NOT NULL REFERENCES clarify.concepts (id) ON UPDATE CASCADE ON DELETE CASCADE,
+    PRIMARY KEY (term, concept_id),
+    CONSTRAINT terms_term_check CHECK (term <> '' AND term = clarify.normalize_term(term))
+);
+
+CREATE INDEX terms_concept_id_idx ON clarify.terms (concept_id);
+
+COMMENT ON TABLE clarify.terms IS
+    'Business terms and the meanings each may have: a term with several approved meanings is ambiguous until resolved.';
+
+CREATE FUNCTION clarify.terms_normalize() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    NEW.term := clarify.normalize_term(NEW.term);
+    IF NEW.term = '' THEN
+        RAISE EXCEPTION 'a term cannot be empty'
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.terms_normalize() IS
+    'Stores terms in their case-insensitive spelling and refuses empty ones.';
+
+CREATE TRIGGER terms_normalize
+    BEFORE INSERT OR UPDATE OF term ON clarify.terms
+    FOR EACH ROW EXECUTE FUNCTION clarify.terms_normalize();
+
+--------------------------------------------------------------------------------------------------
+-- Defaults: the business-approved meaning of a term, for everyone or for one role
+--------------------------------------------------------------------------------------------------
+
+-- A default settles an ambiguity on the business's behalf, so it must name who approved it and a
+-- meaning the term can actually have, and there can be only one per term and scope. The
+-- composite key to terms keeps a candidate from being removed while a default relies on it.
+CREATE TABLE clarify.defaults (
+    id          bigserial PRIMARY KEY,
+    term        text NOT NULL,
+    concept_id  text NOT NULL REFERENCES clarify.concepts (id) ON UPDATE CASCADE,
+    applies_to  regrole,
+    approved_by text NOT NULL,
+    approved_at timestamptz NOT NULL DEFAULT now(),
+    valid_until timestamptz,
+    CONSTRAINT defaults_term_check CHECK (term <> '' AND term = clarify.normalize_term(term)),
+    CONSTRAINT defaults_approved_by_check CHECK (approved_by ~ '[^[:space:]]'),
+    CONSTRAINT defaults_validity_check CHECK (valid_until > approved_at),
+    CONSTRAINT defaults_term_concept_fkey FOREIGN KEY (term, concept_id)
+        REFERENCES clarify.terms (term, concept_id) ON UPDATE CASCADE
+);
+
+-- NULL applies_to ("everyone") is one scope, so it is folded to OID 0 for uniqueness.
+CREATE UNIQUE INDEX defaults_term_scope_key
+    ON clarify.defaults (term, (COALESCE(applies_to::oid, '0'::oid)));
+
+COMMENT ON TABLE clarify.defaults IS
+    'Approved default meanings: which meaning a term has when nobody says otherwise, for everyone or for one role.';
+COMMENT ON COLUMN clarify.defaults.applies_to IS
+    'The role (and its members) the default is for; NULL means everyone.';
+COMMENT ON COLUMN clarify.defaults.approved_by IS 'The person or body who approved this default.';
+COMMENT ON COLUMN clarify.defaults.valid_until IS
+    'The default no longer applies from this moment on (NULL: never expires).';
+
+CREATE FUNCTION clarify.defaults_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    existing_id bigint;
+BEGIN
+    IF NEW.term IS NULL OR NEW.concept_id IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    NEW.term := clarify.normalize_term(NEW.term);
+    IF NEW.term = '' THEN
+        RAISE EXCEPTION 'the term of a default cannot be empty'
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.approved_by !~ '[^[:space:]]' THEN
+        RAISE EXCEPTION 'default for term "%" must name who approved it (approved_by is empty)',
+                        NEW.term
+            USING ERRCODE = 'check_violation';
+    END IF;
+
+    -- Cascades from a concept or term rename reach this row nested, possibly before their sibling
+    -- cascades have landed; the foreign keys check those at the end of the statement instead.
+    IF pg_catalog.pg_trigger_depth() > 1 THEN
+        RETURN NEW;
+    END IF;
+
+    IF NOT EXISTS (SELECT 1 FROM clarify.concepts c WHERE c.id = NEW.concept_id) THEN
+        RAISE EXCEPTION 'concept "%" does not exist', NEW.concept_id
+            USING ERRCODE = 'foreign_key_violation';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM clarify.terms t
+                    WHERE t.term = NEW.term AND t.concept_id = NEW.concept_id) THEN
+        RAISE EXCEPTION 'concept "%" is not a candidate of term "%"', NEW.concept_id, NEW.term
+            USING ERRCODE = 'foreign_key_violation',
+                  HINT = 'Add the pair to clarify.terms before making it a default.';
+    END IF;
+
+    SELECT d.id INTO existing_id
+      FROM clarify.defaults d
+     WHERE d.term = NEW.term
+       AND d.applies_to IS NOT DISTINCT FROM NEW.applies_to
+       AND d.id <> NEW.id;
+    IF FOUND THEN
+        RAISE EXCEPTION 'term "%" already has a default for %', NEW.term,
+                        CASE WHEN NEW.applies_to IS NULL THEN 'everyone'
+                             ELSE pg_catalog.format('role "%s"', NEW.applies_to) END
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = pg_catalog.format('The existing default is clarify.defaults id %s.',
+                                             existing_id),
+                  HINT = 'Update or delete the existing default instead of adding a second one.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.defaults_check() IS
+    'Refuses defaults without an approver, for an unknown concept, for a concept the term cannot mean, or duplicating a scope.';
+
+CREATE TRIGGER defaults_check
+    BEFORE INSERT OR UPDATE ON clarify.defaults
+    FOR EACH ROW EXECUTE FUNCTION clarify.defaults_check();
+
+--------------------------------------------------------------------------------------------------
+-- Approvals: what a user confirmed, for one question, on behalf of one role
+--------------------------------------------------------------------------------------------------
+
+-- Written through clarify.confirm by the application acting for the user; the gate verifies an
+-- agent's "the user confirmed it" claim against these rows. Rows are revoked, never reused.
+CREATE TABLE clarify.approvals (
+    id           bigserial PRIMARY KEY,
+    question_id  text NOT NULL,
+    term         text,
+    concept_id   text NOT NULL REFERENCES clarify.concepts (id) ON UPDATE CASCADE,
+    granted_to   regrole NOT NULL,
+    confirmed_by text NOT NULL,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    expires_at   timestamptz NOT NULL,
+    revoked_at   timestamptz,
+    CONSTRAINT approvals_question_id_check CHECK (question_id ~ '[^[:space:]]'),
+    CONSTRAINT approvals_term_check CHECK (term <> '' AND term = clarify.normalize_term(term)),
+    CONSTRAINT approvals_confirmed_by_check CHECK (confirmed_by ~ '[^[:space:]]'),
+    CONSTRAINT approvals_expiry_check CHECK (expires_at > created_at)
+);
+
+CREATE INDEX approvals_question_id_idx ON clarify.approvals (question_id);
+
+COMMENT ON TABLE clarify.approvals IS
+    'User confirmations: the meaning a user chose for a term in one question, usable by one role until it expires or is revoked.';
+COMMENT ON COLUMN clarify.approvals.term IS
+    'The term the user clarified; NULL when the confirmation names only the meaning.';
+COMMENT ON COLUMN clarify.approvals.granted_to IS
+    'The role (and its members) that may rely on this confirmation.';
+COMMENT ON COLUMN clarify.approvals.confirmed_by IS 'The user who made the choice.';
+
+CREATE FUNCTION clarify.approvals_normalize() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.term IS NOT NULL THEN
+        NEW.term := clarify.normalize_term(NEW.term);
+        IF NEW.term = '' THEN
+            RAISE EXCEPTION 'the term of a confirmation cannot be blank; use NULL for none'
+                USING ERRCODE = 'check_violation';
+        END IF;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.approvals_normalize() IS
+    'Stores the confirmed term in its case-insensitive spelling.';
+
+CREATE TRIGGER approvals_normalize
+    BEFORE INSERT OR UPDATE OF term ON clarify.approvals
+    FOR EACH ROW EXECUTE FUNCTION clarify.approvals_normalize();
+
+--------------------------------------------------------------------------------------------------
+-- Agent roles: who is gated
+--------------------------------------------------------------------------------------------------
+
+-- Membership is what counts: registering a group role gates every login role in it.
+CREATE TABLE clarify.agent_roles (
+    agent_role regrole PRIMARY KEY,
+    added_at   timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE clarify.agent_roles IS
+    'Governed roles: sessions of these roles, or of their members, are agents whose statements pass the clarification gate.';
+
+--------------------------------------------------------------------------------------------------
+-- Cache invalidation
+--------------------------------------------------------------------------------------------------
+
+-- Every backend keeps the catalog in memory; one statement-level trigger per table tells them
+-- all to reload at their next statement, so a change never needs a reconnect or a reload.
+CREATE FUNCTION clarify.catalog_changed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'clarify_catalog_changed'
+    LANGUAGE C;
+
+COMMENT ON FUNCTION clarify.catalog_changed() IS
+    'Tells every session that the governance catalog changed, so the next statement sees the change.';
+
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.concepts
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.concept_columns
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.terms
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.defaults
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.approvals
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.agent_roles
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+
+--------------------------------------------------------------------------------------------------
+-- The gate's SQL surface (implemented in the library)
+--------------------------------------------------------------------------------------------------
+
+-- What agents may ask the gate directly: resolve a term, dry-run a statement, see the last
+-- decision, and learn whether they are gated at all.
+CREATE FUNCTION clarify.resolve(term text, question_id text DEFAULT NULL) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'clarify_resolve'
+    LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION clarify.resolve(text, text) IS
+    'Which meaning a term has for the caller right now (resolved, ambiguous or unsupported), with the options to ask about.';
+
+CREATE FUNCTION clarify."check"(sql text) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'clarify_check'
+    LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION clarify."check"(text) IS
+    'What the gate would decide for a statement under the current resolution record, without running it.';
+
+CREATE FUNCTION clarify.last_decision() RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'clarify_last_decision'
+    LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION clarify.last_decision() IS
+    'The most recent decision of the gate in this session, allowed or rejected.';
+
+CREATE FUNCTION clarify.gated() RETURNS boolean
+    AS 'MODULE_PATHNAME', 'clarify_gated'
+    LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION clarify.gated() IS
+    'True when this session is an agent: its login role or current role belongs to a governed role.';
+
+--------------------------------------------------------------------------------------------------
+-- Confirmations
+--------------------------------------------------------------------------------------------------
+
+-- The application that talks to the user records the user's choice; it runs with the owner's
+-- rights so that it needs no access to the tables. An agent must never vouch for itself, so a
+-- gated caller is refused even if someone granted it EXECUTE.
+CREATE FUNCTION clarify.confirm(question_id text,
+                                term text,
+                                concept text,
+                                granted_to regrole,
+                                confirmed_by text,
+                                expires_in interval DEFAULT '1 hour')
+    RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    chosen      clarify.concepts;
+    chosen_term text;
+    candidates  text;
+    new_id      bigint;
+BEGIN
+    IF clarify.gated() THEN
+        RAISE EXCEPTION 'agents cannot confirm their own bindings'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'This session belongs to a role governed by pg_clarify.',
+                  HINT = 'Confirmations must be recorded by the application acting for the user.';
+    END IF;
+
+    IF confirm.question_id IS NULL OR confirm.concept IS NULL OR confirm.granted_to IS NULL
+       OR confirm.confirmed_by IS NULL OR confirm.expires_in IS NULL THEN
+        RAISE EXCEPTION
+            'question_id, concept, granted_to, confirmed_by and expires_in must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF confirm.question_id !~ '[^[:space:]]' THEN
+        RAISE EXCEPTION 'question_id must not be empty'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF confirm.confirmed_by !~ '[^[:space:]]' THEN
+        RAISE EXCEPTION 'confirmed_by must name the user who confirmed'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- Both ways: '1 month -29 days' compares as one day, yet from 1 February it lands in January.
+    IF confirm.expires_in <= interval '0'
+       OR pg_catalog.now() + confirm.expires_in <= pg_catalog.now() THEN
+        RAISE EXCEPTION 'expires_in must be a positive interval, not %', confirm.expires_in
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF confirm.term IS NOT NULL THEN
+        chosen_term := clarify.normalize_term(confirm.term);
+        IF chosen_term = '' THEN
+            RAISE EXCEPTION 'term must not be blank; pass NULL to confirm a meaning without a term'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    END IF;
+
+    SELECT * INTO chosen FROM clarify.concepts c WHERE c.id = confirm.concept;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'concept "%" does not exist', confirm.concept
+            USING ERRCODE = 'undefined_object';
+    END IF;
+    IF chosen.status <> 'approved' THEN
+        RAISE EXCEPTION 'concept "%" cannot be confirmed: its status is %, not approved',
+                        chosen.id, chosen.status
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    IF NOT chosen.available THEN
+        RAISE EXCEPTION 'concept "%" cannot be confirmed: it is currently unavailable', chosen.id
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    IF NOT clarify.eligible(chosen) THEN
+        RAISE EXCEPTION 'concept "%" cannot be confirmed: it is outside its validity period',
+                        chosen.id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = pg_catalog.format('Valid from %s until %s.',
+                                  COALESCE(chosen.valid_from::text, 'always'),
+                                  COALESCE(chosen.valid_until::text, 'forever'));
+    END IF;
+
+    IF chosen_term IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM clarify.terms t
+                        WHERE t.term = chosen_term AND t.concept_id = chosen.id) THEN
+        SELECT pg_catalog.string_agg(pg_catalog.format('"%s"', t.concept_id), ', '
+                                     ORDER BY t.concept_id)
+          INTO candidates
+          FROM clarify.terms t
+         WHERE t.term = chosen_term;
+        RAISE EXCEPTION 'concept "%" is not a candidate of term "%"', chosen.id, chosen_term
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = CASE WHEN candidates IS NULL
+                                THEN pg_catalog.format('The term "%s" has no candidates.',
+                                                       chosen_term)
+                                ELSE pg_catalog.format('The candidates of "%s" are %s.',
+                                                       chosen_term, candidates)
+                           END;
+    END IF;
+
+    INSERT INTO clarify.approvals AS a
+           (question_id, term, concept_id, granted_to, confirmed_by, expires_at)
+    VALUES (confirm.question_id, chosen_term, chosen.id, confirm.granted_to,
+            confirm.confirmed_by, pg_catalog.now() + confirm.expires_in)
+    RETURNING a.id INTO new_id;
+    RETURN new_id;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) IS
+    'Records that a user chose this meaning for a term in one question, for the given role, until it expires. Returns the confirmation id.';
+
+-- Revoking keeps the row (the audit refers to it) and stamps when it stopped counting.
+CREATE FUNCTION clarify.revoke(approval_id bigint) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    previously_revoked timestamptz;
+BEGIN
+    IF clarify.gated() THEN
+        RAISE EXCEPTION 'agents cannot revoke confirmations'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'This session belongs to a role governed by pg_clarify.',
+                  HINT = 'Confirmations must be revoked by the application acting for the user.';
+    END IF;
+    IF revoke.approval_id IS NULL THEN
+        RAISE EXCEPTION 'approval_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+
+    SELECT a.revoked_at INTO previously_revoked
+      FROM clarify.approvals a
+     WHERE a.id = revoke.approval_id
+       FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'confirmation % does not exist', revoke.approval_id
+            USING ERRCODE = 'undefined_object';
+    END IF;
+    IF previously_revoked IS NOT NULL THEN
+        RAISE NOTICE 'confirmation % was already revoked at %',
+                     revoke.approval_id, previously_revoked;
+        RETURN;
+    END IF;
+
+    UPDATE clarify.approvals a SET revoked_at = pg_catalog.now() WHERE a.id = revoke.approval_id;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.revoke(bigint) IS
+    'Withdraws a user confirmation: from now on no statement can rely on it.';
+
+--------------------------------------------------------------------------------------------------
+-- Governing roles
+--------------------------------------------------------------------------------------------------
+
+-- Deliberately not SECURITY DEFINER: deciding who is an agent is the catalog owner's call, and
+-- the table privileges enforce that even if EXECUTE is granted by mistake.
+CREATE FUNCTION clarify.govern_role(r regrole) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF r IS NULL THEN
+        RAISE EXCEPTION 'role must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles ro WHERE ro.oid = r AND ro.rolsuper) THEN
+        RAISE WARNING 'role "%" is a superuser and can switch the gate off', r;
+    END IF;
+    INSERT INTO clarify.agent_roles (agent_role) VALUES (r)
+        ON CONFLICT (agent_role) DO NOTHING;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.govern_role(regrole) IS
+    'Makes a role an agent: its sessions, and those of its members, pass the clarification gate. Repeating it is harmless.';
+
+CREATE FUNCTION clarify.release_role(r regrole) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF r IS NULL THEN
+        RAISE EXCEPTION 'role must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    DELETE FROM clarify.agent_roles a WHERE a.agent_role = r;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'role "%" is not governed by pg_clarify', r
+            USING ERRCODE = 'undefined_object';
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.release_role(regrole) IS
+    'Stops treating a role as an agent.';
+
+--------------------------------------------------------------------------------------------------
+-- The audit (CONTRACT §8): one lean row per decision, written by the audit writer
+--------------------------------------------------------------------------------------------------
+
+-- Decisions arrive at tens of thousands per second, so a row holds only numbers and the question
+-- id; statement texts, records and decision shapes (state, reason, columns, bindings, payload)
+-- repeat and are stored once each, keyed by a 64-bit content hash. clarify.audit joins them back.
+CREATE TABLE clarify.audit_texts (
+    hash bigint PRIMARY KEY,
+    body text NOT NULL
+);
+
+CREATE TABLE clarify.audit_shapes (
+    hash     bigint PRIMARY KEY,
+    allowed  boolean NOT NULL,
+    state    text NOT NULL,
+    reason   text NOT NULL,
+    columns  jsonb NOT NULL,
+    bindings jsonb NOT NULL,
+    payload  jsonb
+);
+
+-- Decisions are stored a batch to a row: the writer commits what it drained as one row of
+-- arrays, so a decision costs a few array elements, not a heap tuple and an index entry. lz4
+-- compresses the arrays several times faster than the default pglz.
+-- clarify.audit_log unnests them back to one row per decision.
+CREATE TABLE clarify.audit_batches (
+    batch_id         bigserial PRIMARY KEY,
+    written_at       timestamptz NOT NULL DEFAULT now(),
+    first_decided_at timestamptz NOT NULL,
+    last_decided_at  timestamptz NOT NULL,
+    decision_ids     bigint[] COMPRESSION lz4 NOT NULL,
+    decided_ats      timestamptz[] COMPRESSION lz4 NOT NULL,
+    session_roles    oid[] COMPRESSION lz4 NOT NULL,
+    acting_roles     oid[] COMPRESSION lz4 NOT NULL,
+    pids             integer[] COMPRESSION lz4 NOT NULL,
+    query_ids        bigint[] COMPRESSION lz4 NOT NULL,
+    statement_hashes bigint[] COMPRESSION lz4 NOT NULL,
+    shape_hashes     bigint[] COMPRESSION lz4 NOT NULL,
+    record_hashes    bigint[] COMPRESSION lz4 NOT NULL,
+    question_ids     text[] COMPRESSION lz4 NOT NULL
+);
+
+-- Batches arrive in time order: a BRIN index serves retention and time ranges for almost nothing.
+CREATE INDEX audit_batches_decided_idx ON clarify.audit_batches USING brin (last_decided_at);
+
+CREATE VIEW clarify.audit_log AS
+SELECT u.decision_id, u.decided_at, u.session_role, u.acting_role, u.pid, u.query_id,
+       u.statement_hash, u.shape_hash, u.record_hash, u.question_id, b.batch_id
+FROM clarify.audit_batches b
+CROSS JOIN LATERAL unnest(b.decision_ids, b.decided_ats, b.session_roles, b.acting_roles, b.pids,
+                          b.query_ids, b.statement_hashes, b.shape_hashes, b.record_hashes,
+                          b.question_ids)
+    AS u(decision_id, decided_at, session_role, acting_role, pid, query_id, statement_hash,
+         shape_hash, record_hash, question_id);
+
+-- Notes about decisions written after them: a statement refused with QC005 because its decision
+-- was not committed in time did not run, whatever the gate had decided.
+CREATE TABLE clarify.audit_notes (
+    decision_id bigint NOT NULL,
+    noted_at    timestamptz NOT NULL,
+    note        text NOT NULL
+);
+CREATE INDEX audit_notes_decision_id_idx ON clarify.audit_notes (decision_id);
+
+-- Called by purge_audit() under its locks, before it deletes: audit writers forget which texts
+-- they stored, backends stop sending decisions without their texts, and the hashes that such
+-- decisions still queued refer to are returned (the purge keeps them).
+CREATE FUNCTION clarify.audit_purge_begin() RETURNS bigint[]
+    AS 'MODULE_PATHNAME', 'clarify_audit_purge_begin'
+    LANGUAGE C VOLATILE;
+
+CREATE TABLE clarify.audit_purges (
+    id           bigserial PRIMARY KEY,
+    purged_at    timestamptz NOT NULL DEFAULT now(),
+    purged_by    name NOT NULL,
+    older_than   interval NOT NULL,
+    rows_deleted bigint NOT NULL
+);
+
+COMMENT ON VIEW clarify.audit_log IS
+    'One row per gated decision, allowed or rejected, as stored; read it through clarify.audit.';
+COMMENT ON TABLE clarify.audit_batches IS
+    'The audit as written: one row per batch of decisions the writer committed together.';
+COMMENT ON TABLE clarify.audit_purges IS
+    'Every retention run of clarify.purge_audit(): when, by whom, how much.';
+
+CREATE VIEW clarify.audit AS
+SELECT l.decision_id,
+       l.decided_at,
+       l.session_role::regrole AS session_role,
+       l.acting_role::regrole AS acting_role,
+       l.pid,
+       l.question_id,
+       st.body AS statement,
+       l.query_id,
+       CASE WHEN sh.allowed AND n.note IS NULL THEN 'allowed' ELSE 'rejected' END AS decision,
+       CASE WHEN n.note IS NULL THEN sh.state ELSE 'AUDIT_UNAVAILABLE' END AS state,
+       CASE WHEN n.note IS NULL THEN sh.reason
+            ELSE n.note || ' (the gate had decided ' || sh.state || ')' END AS reason,
+       sh.columns,
+       sh.bindings,
+       sh.payload || jsonb_build_object('decision_id', l.decision_id::text) AS payload,
+       rec.body::jsonb AS record
+FROM clarify.audit_log l
+LEFT JOIN clarify.audit_texts st ON st.hash = l.statement_hash
+LEFT JOIN clarify.audit_shapes sh ON sh.hash = l.shape_hash
+LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash
+LEFT JOIN LATERAL (SELECT string_agg(an.note, '; ') AS note FROM clarify.audit_notes an
+                   WHERE an.decision_id = l.decision_id) n ON true;
+
+COMMENT ON VIEW clarify.audit IS
+    'Every decision of the gate: who, when, which statement, what it read, how each governed column was resolved, and the clarification asked for.';
+
+-- Append-only for everyone: only purge_audit() removes rows, and it records that it did.
+CREATE FUNCTION clarify.audit_refuse_change() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RAISE EXCEPTION 'the pg_clarify audit is append-only: % on %.% is refused',
+        TG_OP, TG_TABLE_SCHEMA, TG_TABLE_NAME
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Retention goes through clarify.purge_audit(older_than).';
+END
+$$;
+
+CREATE TRIGGER audit_batches_append_only BEFORE UPDATE OR DELETE ON clarify.audit_batches
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_batches_no_truncate BEFORE TRUNCATE ON clarify.audit_batches
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_texts_append_only BEFORE UPDATE OR DELETE ON clarify.audit_texts
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_texts_no_truncate BEFORE TRUNCATE ON clarify.audit_texts
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_shapes_append_only BEFORE UPDATE OR DELETE ON clarify.audit_shapes
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_shapes_no_truncate BEFORE TRUNCATE ON clarify.audit_shapes
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_notes_append_only BEFORE UPDATE OR DELETE ON clarify.audit_notes
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_notes_no_truncate BEFORE TRUNCATE ON clarify.audit_notes
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_purges_append_only BEFORE UPDATE OR DELETE ON clarify.audit_purges
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_purges_no_truncate BEFORE TRUNCATE ON clarify.audit_purges
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+
+-- Retention. Runs with session_replication_role = replica, which only a superuser-owned function
+-- can set, so the append-only triggers stand aside for it alone.
+CREATE FUNCTION clarify.purge_audit(older_than interval) RETURNS bigint
+    LANGUAGE plpgsql
+    SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    SET session_replication_role = replica
+AS $$
+DECLARE
+    deleted bigint;
+    queued  bigint[];
+BEGIN
+    IF older_than IS NULL OR older_than < interval '0' THEN
+        RAISE EXCEPTION 'older_than must be a non-negative interval'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- The lock below only protects a batch in flight if this statement sees it commit.
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'clarify.purge_audit() must run at READ COMMITTED isolation'
+            USING ERRCODE = 'invalid_transaction_state';
+    END IF;
+    -- Waits for a batch in flight, and keeps the writer from reusing a text deleted here.
+    LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN SHARE MODE;
+    -- Decisions still queued may refer to stored texts by hash alone: those are kept.
+    queued := clarify.audit_purge_begin();
+    WITH gone AS (
+        DELETE FROM clarify.audit_batches WHERE last_decided_at < now() - older_than
+        RETURNING pg_catalog.cardinality(decision_ids) AS decisions)
+    SELECT coalesce(sum(decisions), 0) INTO deleted FROM gone;
+    DELETE FROM clarify.audit_notes WHERE noted_at < now() - older_than
+        AND decision_id NOT IN (SELECT decision_id FROM clarify.audit_log);
+    DELETE FROM clarify.audit_texts
+    WHERE hash NOT IN (SELECT statement_hash FROM clarify.audit_log
+                       UNION ALL
+                       SELECT record_hash FROM clarify.audit_log WHERE record_hash IS NOT NULL)
+      AND hash <> ALL (queued);
+    DELETE FROM clarify.audit_shapes
+    WHERE hash NOT IN (SELECT shape_hash FROM clarify.audit_log) AND hash <> ALL (queued);
+    INSERT INTO clarify.audit_purges (purged_by, older_than, rows_deleted)
+    VALUES (session_user, older_than, deleted);
+    RETURN deleted;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.purge_audit(interval) IS
+    'Deletes audit decisions older than the interval (owner only); the purge itself is recorded in clarify.audit_purges.';
+
+CREATE FUNCTION clarify.audit_queue(
+    OUT database name, OUT writer_pid integer, OUT enqueued bigint, OUT written bigint,
+    OUT dropped bigint, OUT timeouts bigint, OUT failed_batches bigint, OUT malformed bigint,
+    OUT pending_bytes bigint, OUT last_error text)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'clarify_audit_queue'
+    LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION clarify.audit_queue() IS
+    'The audit queue of each database since the server started: decisions queued, written, dropped (async, queue full), timed out (sync), failed batches and the last error.';
+
+--------------------------------------------------------------------------------------------------
+-- Evaluation views: how often the business had to be asked, and what it cost
+--------------------------------------------------------------------------------------------------
+
+CREATE VIEW clarify.audit_daily AS
+SELECT date_trunc('day', decided_at) AS day, decision, state, count(*) AS decisions
+FROM clarify.audit
+GROUP BY 1, 2, 3;
+
+COMMENT ON VIEW clarify.audit_daily IS 'Decisions per day, by outcome and state.';
+
+CREATE VIEW clarify.audit_friction AS
+SELECT slot ->> 'term' AS term,
+       count(*) AS ambiguous_rejections,
+       count(DISTINCT a.question_id) AS questions,
+       min(a.decided_at) AS first_seen,
+       max(a.decided_at) AS last_seen
+FROM clarify.audit a
+CROSS JOIN LATERAL jsonb_array_elements(a.payload -> 'slots') AS slot
+WHERE a.decision = 'rejected' AND slot ->> 'state' = 'AMBIGUOUS'
+GROUP BY 1;
+
+COMMENT ON VIEW clarify.audit_friction IS
+    'Which terms cause the most AMBIGUOUS rejections: candidates for an approved default.';
+
+CREATE VIEW clarify.audit_resolution_paths AS
+WITH per_question AS (
+    SELECT question_id,
+           min(decided_at) FILTER (WHERE decision = 'rejected') AS first_rejected_at,
+           min(decided_at) FILTER (WHERE decision = 'allowed') AS first_allowed_at
+    FROM clarify.audit
+    WHERE question_id IS NOT NULL
+    GROUP BY question_id
+)
+SELECT q.question_id,
+       q.first_rejected_at,
+       (SELECT min(p.created_at) FROM clarify.approvals p WHERE p.question_id = q.question_id)
+           AS confirmed_at,
+       q.first_allowed_at,
+       (SELECT count(*) FROM clarify.audit a
+        WHERE a.question_id = q.question_id AND a.decision = 'rejected'
+          AND a.decided_at < coalesce(q.first_allowed_at, 'infinity')) AS rounds,
+       q.first_allowed_at - q.first_rejected_at AS time_to_resolution
+FROM per_question q;
+
+COMMENT ON VIEW clarify.audit_resolution_paths IS
+    'Per question: first rejection, the user''s confirmation, first allowed statement, the rounds of clarification in between and the time they took.';
+
+CREATE VIEW clarify.audit_sources AS
+SELECT b ->> 'source' AS source,
+       count(*) AS covered_columns,
+       round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS percent
+FROM clarify.audit a
+CROSS JOIN LATERAL jsonb_array_elements(a.bindings) AS b
+WHERE a.decision = 'allowed'
+GROUP BY 1;
+
+COMMENT ON VIEW clarify.audit_sources IS
+    'How the governed columns of allowed statements were resolved: approved default, user confirmation, explicit naming or the only eligible meaning.';
+
+--------------------------------------------------------------------------------------------------
+-- Privileges
+--------------------------------------------------------------------------------------------------
+
+-- Start from nothing, then hand out exactly what CONTRACT §3 gives each actor. Agents read the
+-- vocabulary they may be asked about, never who confirmed what, who is governed or which
+-- columns are watched; nobody but the owner writes anything except through confirm/revoke,
+-- which the DBA grants to the application role.
+REVOKE ALL ON ALL TABLES IN SCHEMA clarify FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA clarify FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA clarify FROM PUBLIC;
+
+GRANT USAGE ON SCHEMA clarify TO PUBLIC;
+GRANT SELECT ON clarify.concepts, clarify.terms, clarify.defaults TO PUBLIC;
+GRANT EXECUTE ON FUNCTION
+    clarify.resolve(text, text),
+    clarify."check"(text),
+    clarify.last_decision(),
+    clarify.gated(),
+    clarify.eligible(clarify.concepts),
+    clarify.normalize_term(text)
+    TO PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- pg_dump
+--------------------------------------------------------------------------------------------------
+
+-- Every row in these tables was entered by a DBA or a user; a dump must carry them all, and the
+-- sequences too, so restored ids never collide with the ones the audit already refers to.
+SELECT pg_catalog.pg_extension_config_dump('clarify.concepts', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.concept_columns', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.terms', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.defaults', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.approvals', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.agent_roles', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.defaults_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.approvals_id_seq', '');
+-- The audit is history: it moves with the database.
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_batches', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_batches_batch_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_texts', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_shapes', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_notes', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges_id_seq', '');

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# A populated 1.0 database upgrades in place: ALTER EXTENSION pg_clarify UPDATE keeps every row,
+# ends with the same schema as a fresh install of the default version, and the gate works at once.
+# Needs PGHOST/PGPORT/PGUSER of a running cluster with the library preloaded.
+set -uo pipefail
+source "$(dirname "$0")/tap.sh"
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+plan 8
+
+old=clarify_upgrade_old new=clarify_upgrade_new
+q() { "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -qAt -d "$1" -c "$2"; }
+cleanup() {
+    "$PG_BINDIR/dropdb" --if-exists "$old" 2>/dev/null
+    "$PG_BINDIR/dropdb" --if-exists "$new" 2>/dev/null
+}
+trap cleanup EXIT
+cleanup
+
+# Everything in schema clarify that a DBA or the gate can tell apart, one line per property, in
+# a fixed order: tables and their columns, constraints, indexes, views, functions with their
+# bodies, triggers, sequences, privileges, comments, and what pg_dump keeps.
+schema_sql="
+WITH s AS (SELECT oid FROM pg_namespace WHERE nspname = 'clarify'),
+rels AS (SELECT c.* FROM pg_class c, s WHERE c.relnamespace = s.oid)
+SELECT line FROM (
+  SELECT 'relation ' || relname || ' ' || relkind::text || ' acl=' || coalesce(relacl::text, '')
+         || ' options=' || coalesce(reloptions::text, '') AS line FROM rels
+  UNION ALL
+  SELECT 'column ' || r.relname || '.' || a.attname || ' #' || a.attnum || ' '
+         || format_type(a.atttypid, a.atttypmod) || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END
+         || ' compression=' || a.attcompression::text || ' default=' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+  FROM rels r JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
+  LEFT JOIN pg_attrdef d ON d.adrelid = r.oid AND d.adnum = a.attnum
+  WHERE r.relkind IN ('r', 'p', 'v', 'S')
+  UNION ALL
+  SELECT 'constraint ' || r.relname || '.' || c.conname || ' ' || pg_get_constraintdef(c.oid)
+  FROM pg_constraint c JOIN rels r ON r.oid = c.conrelid
+  UNION ALL
+  SELECT 'index ' || pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN rels r ON r.oid = i.indrelid
+  UNION ALL
+  SELECT 'view ' || relname || ' ' || pg_get_viewdef(oid) FROM rels WHERE relkind = 'v'
+  UNION ALL
+  SELECT 'trigger ' || pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN rels r ON r.oid = t.tgrelid
+  WHERE NOT t.tgisinternal
+  UNION ALL
+  SELECT 'function ' || p.oid::regprocedure::text || ' acl=' || coalesce(p.proacl::text, '')
+         || ' ' || CASE WHEN p.prokind IN ('f', 'p', 'w') THEN pg_get_functiondef(p.oid) ELSE p.prokind::text END
+  FROM pg_proc p, s WHERE p.pronamespace = s.oid
+  UNION ALL
+  SELECT 'comment ' || d.classoid::regclass || ' ' || coalesce(
+           (SELECT relname FROM rels WHERE oid = d.objoid),
+           (SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.oid = d.objoid), d.objoid::text)
+         || ' ' || d.objsubid || ' ' || d.description
+  FROM pg_description d
+  WHERE d.objoid IN (SELECT oid FROM rels UNION ALL SELECT p.oid FROM pg_proc p, s WHERE p.pronamespace = s.oid)
+  UNION ALL
+  SELECT 'dumped ' || x::regclass::text || ' ' || coalesce(e.extcondition[i], '')
+  FROM pg_extension e, unnest(e.extconfig) WITH ORDINALITY AS u(x, i) WHERE e.extname = 'pg_clarify'
+  UNION ALL
+  SELECT 'version ' || extversion FROM pg_extension WHERE extname = 'pg_clarify'
+) lines ORDER BY line"
+
+rows_sql="SELECT string_agg(n || '=' || c, ' ' ORDER BY n) FROM (
+  SELECT 'concepts' n, count(*) c FROM clarify.concepts UNION ALL
+  SELECT 'concept_columns', count(*) FROM clarify.concept_columns UNION ALL
+  SELECT 'terms', count(*) FROM clarify.terms UNION ALL
+  SELECT 'defaults', count(*) FROM clarify.defaults UNION ALL
+  SELECT 'approvals', count(*) FROM clarify.approvals UNION ALL
+  SELECT 'agent_roles', count(*) FROM clarify.agent_roles UNION ALL
+  SELECT 'audit', count(*) FROM clarify.audit) t"
+
+"$PG_BINDIR/createdb" "$old"
+"$PG_BINDIR/createdb" "$new"
+q "$old" "CREATE EXTENSION pg_clarify VERSION '1.0'" &&
+    "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -d "$old" -f "$repo/examples/revenue.sql" >/dev/null &&
+    q "$old" "
+        INSERT INTO clarify.defaults (term, concept_id, approved_by)
+            VALUES ('revenue', 'metric.recognized_revenue', 'Finance controller');
+        SELECT clarify.confirm('q_upgrade', 'revenue', 'metric.invoiced_revenue', 'agent',
+                               'user:alice', '1 day');" >/dev/null
+# A few decisions in the 1.0 audit: one allowed through the default, one rejected.
+"$PG_BINDIR/psql" -X -q -d "$old" -U agent >/dev/null 2>&1 <<'SQL'
+SELECT sum(recognized_amount) FROM sales.revenue_ledger;
+SELECT sum(booked_amount) FROM sales.orders;
+SQL
+for _ in $(seq 50); do
+    [[ $(q "$old" 'SELECT count(*) FROM clarify.audit') -ge 2 ]] && break
+    sleep 0.1
+done
+before=$(q "$old" "$rows_sql")
+contains "the 1.0 database is populated, its audit included" "$before" "audit=2"
+equals "it runs catalog version 1.0" "$(q "$old" "SELECT extversion FROM pg_extension WHERE extname = 'pg_clarify'")" "1.0"
+
+check "ALTER EXTENSION pg_clarify UPDATE succeeds" q "$old" 'ALTER EXTENSION pg_clarify UPDATE'
+equals "every row is kept" "$(q "$old" "$rows_sql")" "$before"
+
+# The same example on a fresh install: its grants are part of what must match.
+q "$new" 'CREATE EXTENSION pg_clarify' >/dev/null &&
+    "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -d "$new" -f "$repo/examples/revenue.sql" >/dev/null
+a=$(q "$old" "$schema_sql") b=$(q "$new" "$schema_sql")
+if [[ -n $a && $a == "$b" ]]; then pass "the updated schema equals a fresh install's"; else
+    fail "the updated schema equals a fresh install's" "$(diff <(echo "$b") <(echo "$a") | head -40)"
+fi
+
+out=$("$PG_BINDIR/psql" -X -v VERBOSITY=verbose -d "$old" -U agent -c 'SELECT sum(booked_amount) FROM sales.orders' 2>&1)
+contains "the gate refuses a non-default meaning at once" "$out" "QC003"
+out=$(PGOPTIONS="-c pg_clarify.resolution={\"question_id\":\"q_upgrade\",\"bindings\":[{\"term\":\"revenue\",\"concept\":\"metric.invoiced_revenue\",\"source\":\"user_confirmation\"}]}" \
+    "$PG_BINDIR/psql" -X -At -d "$old" -U agent -c 'SELECT count(invoiced_amount) > 0 FROM sales.invoices' 2>&1)
+equals "a 1.0 approval still verifies" "$out" "t"
+before=$(q "$old" 'SELECT count(*) FROM clarify.audit')
+for _ in $(seq 50); do
+    [[ $(q "$old" 'SELECT count(*) FROM clarify.audit') -ge 4 ]] && break
+    sleep 0.1
+done
+equals "decisions after the update are audited" "$(q "$old" 'SELECT count(*) FROM clarify.audit')" "4"
+finish
