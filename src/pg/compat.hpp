@@ -6,6 +6,9 @@ extern "C" {
 #include "access/xact.h"
 #include "executor/executor.h"
 #include "replication/syncrep.h"
+#include "storage/lockdefs.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
 }
 
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
@@ -21,6 +24,24 @@ using CheckPermsHook = ExecutorCheckPerms_hook_type;
 
 inline Bitmapset *selected_columns(const RangeTblEntry *rte) {
     return rte->selectedCols;
+}
+
+// The permission checks executing the plan would make (raises on a violation).
+inline void check_select_privileges(PlannedStmt *stmt) {
+    ExecCheckRTPerms(stmt->rtable, true);
+}
+
+// The check COPY relation TO makes: SELECT on the selected columns (offset by
+// FirstLowInvalidHeapAttributeNumber, as in selectedCols).
+inline void check_select_privilege(Oid relid, Bitmapset *selected) {
+    RangeTblEntry *rte = makeNode(RangeTblEntry);
+    rte->rtekind = RTE_RELATION;
+    rte->relid = relid;
+    rte->relkind = get_rel_relkind(relid);
+    rte->rellockmode = AccessShareLock;
+    rte->requiredPerms = ACL_SELECT;
+    rte->selectedCols = selected;
+    ExecCheckRTPerms(list_make1(rte), true);
 }
 
 // Sets this backend's synchronous_commit for the next commits without a GUC change: the variable

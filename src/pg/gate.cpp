@@ -24,6 +24,8 @@ extern "C" {
 #include "miscadmin.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "tcop/dest.h"
+#include "utils/inval.h"
 #include "utils/timestamp.h"
 }
 
@@ -45,6 +47,12 @@ CheckPermsHook prev_check_perms = nullptr;
 PlannedStmt *starting_stmt = nullptr;
 const char *starting_text = nullptr;
 bool starting_explain_only = false;
+// In a parallel worker: whether the plan starting is the part of the leader's plan the worker
+// runs (its output goes back to the leader through a tuple queue). The leader decided that one;
+// anything else a worker starts (SQL run by a function) is a statement of its own.
+bool starting_leader_part = false;
+// Set while clarify.check() applies the caller's privilege checks: not a statement to decide.
+bool checking_privileges = false;
 
 // The session's most recent decision, as the audit received it.
 struct LastDecision {
@@ -61,6 +69,8 @@ int sqlcode_of(State state) {
     return MAKE_SQLSTATE(s[0], s[1], s[2], s[3], s[4]);
 }
 
+}  // namespace
+
 // Which range table entries are governed relations; nullptr when none is (the common case).
 bool *watched_entries(const Catalog &catalog, List *range_table) {
     int n = pg_guard([&] { return list_length(range_table); });
@@ -74,8 +84,8 @@ bool *watched_entries(const Catalog &catalog, List *range_table) {
     return watched;
 }
 
-std::vector<const GovernedColumn *> governed_reads(const Catalog &catalog, ReadSet reads) {
-    std::vector<const GovernedColumn *> out;
+GovernedReads governed_reads(const Catalog &catalog, ReadSet reads) {
+    GovernedReads out;
     for (int i = 0; i < reads.count; ++i) {
         const ColumnRead &r = reads.reads[i];
         if (r.attnum == 0) {
@@ -86,6 +96,26 @@ std::vector<const GovernedColumn *> governed_reads(const Catalog &catalog, ReadS
     }
     return out;
 }
+
+GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt) {
+    bool *watched = watched_entries(catalog, stmt->rtable);
+    if (!watched) return {};
+    ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
+    return governed_reads(catalog, reads);
+}
+
+void check_plan_privileges(PlannedStmt *stmt) {
+    checking_privileges = true;
+    try {
+        pg_guard([&] { check_select_privileges(stmt); });
+    } catch (...) {
+        checking_privileges = false;
+        throw;
+    }
+    checking_privileges = false;
+}
+
+namespace {
 
 // The statement as the audit keeps it: this statement's part of the source text, at most 64 kB
 // (with a 64 kB record it always fits the smallest queue; padding cannot push a decision out).
@@ -351,7 +381,6 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
 // context holding it lives, and the read set depends only on the plan and on which relations the
 // catalog governs: a prepared statement run over and over is traced once per catalog. A reset
 // callback on the plan's context forgets its entry before that memory can hold another plan.
-using GovernedReads = std::vector<const GovernedColumn *>;
 struct PlanReads {
     const PlannedStmt *stmt = nullptr;  // nullptr: free
     const Plan *plan_tree = nullptr;    // checked too: a plan in reused memory has new parts
@@ -451,9 +480,12 @@ void clarify_executor_start(QueryDesc *query_desc, int eflags) {
     PlannedStmt *saved_stmt = starting_stmt;
     const char *saved_text = starting_text;
     bool saved_explain = starting_explain_only;
+    bool saved_leader_part = starting_leader_part;
     starting_stmt = query_desc->plannedstmt;
     starting_text = query_desc->sourceText;
     starting_explain_only = (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0;
+    starting_leader_part =
+        IsParallelWorker() && query_desc->dest && query_desc->dest->mydest == DestTupleQueue;
     PG_TRY();
     {
         if (prev_executor_start)
@@ -466,102 +498,23 @@ void clarify_executor_start(QueryDesc *query_desc, int eflags) {
         starting_stmt = saved_stmt;
         starting_text = saved_text;
         starting_explain_only = saved_explain;
+        starting_leader_part = saved_leader_part;
     }
     PG_END_TRY();
 }
 
 bool clarify_check_perms(CLARIFY_CHECK_PERMS_ARGS) {
     if (prev_check_perms && !CLARIFY_CHECK_PERMS_CALL(prev_check_perms)) return false;
-    // Parallel workers run a plan the leader already decided.
-    if (!gate_enabled || IsParallelWorker() || loading_governance() || in_audit_writer) return true;
-    if (known_not_gated(GetSessionUserId(), GetOuterUserId())) return true;
+    if (!gate_enabled || loading_governance() || in_audit_writer || checking_privileges)
+        return true;
+    // A parallel worker's share of the leader's plan was decided by the leader.
+    if (starting_leader_part && starting_stmt && starting_stmt->rtable == range_table) return true;
+    // Changes committed since this transaction last took a lock (a revoked approval, a new
+    // agent role) apply to this statement: a lock already held would not have read them.
+    AcceptInvalidationMessages();
+    if (known_not_gated(GetSessionUserId(), GetOuterUserId(), GetUserId())) return true;
     cpp_entry([&] { gate_range_table(range_table); });
     return true;
-}
-
-// --- clarify.check() -------------------------------------------------------------------------
-
-struct PlannedCheck {
-    PlannedStmt *stmt;   // nullptr when the statement reads nothing through a plan
-    ReadSet copy_reads;  // COPY table TO: the copied columns
-    bool has_copy_reads;
-};
-
-PlannedStmt *plan_query(Query *query, const char *sql) {
-    return pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, nullptr);
-}
-
-// Plans (without running) the one statement in sql, unwrapping the utility statements that
-// run a query: CREATE TABLE AS, DECLARE CURSOR, EXPLAIN ANALYZE, COPY.
-PlannedCheck plan_for_check(const char *sql, const bool *all_watched_unused) {
-    (void)all_watched_unused;
-    PlannedCheck out = {};
-    List *raw = pg_parse_query(sql);
-    if (list_length(raw) != 1)
-        ereport(ERROR,
-                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                 errmsg("clarify.check() takes exactly one statement, got %d", list_length(raw))));
-    RawStmt *raw_stmt = linitial_node(RawStmt, raw);
-    if (IsA(raw_stmt->stmt, CopyStmt)) {
-        CopyStmt *copy = (CopyStmt *)raw_stmt->stmt;
-        if (copy->is_from) return out;
-        if (copy->query) {
-            RawStmt *inner = makeNode(RawStmt);
-            inner->stmt = copy->query;
-            inner->stmt_location = -1;
-            List *queries = pg_analyze_and_rewrite_fixedparams(inner, sql, nullptr, 0, nullptr);
-            out.stmt = plan_query(linitial_node(Query, queries), sql);
-            return out;
-        }
-        Oid relid = RangeVarGetRelid(copy->relation, AccessShareLock, false);
-        int n = 0;
-        ColumnRead *reads;
-        if (copy->attlist) {
-            reads = (ColumnRead *)palloc(sizeof(ColumnRead) * list_length(copy->attlist));
-            ListCell *lc;
-            foreach (lc, copy->attlist) {
-                AttrNumber attnum = get_attnum(relid, strVal(lfirst(lc)));
-                if (attnum == InvalidAttrNumber)
-                    ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-                                    errmsg("column \"%s\" does not exist", strVal(lfirst(lc)))));
-                reads[n].relation = relid;
-                reads[n++].attnum = attnum;
-            }
-        } else {
-            reads = (ColumnRead *)palloc(sizeof(ColumnRead));
-            reads[n].relation = relid;
-            reads[n++].attnum = 0;
-        }
-        out.copy_reads = ReadSet{reads, n};
-        out.has_copy_reads = true;
-        return out;
-    }
-    List *queries = pg_analyze_and_rewrite_fixedparams(raw_stmt, sql, nullptr, 0, nullptr);
-    Query *query = linitial_node(Query, queries);
-    if (query->commandType == CMD_UTILITY) {
-        Node *utility = query->utilityStmt;
-        if (IsA(utility, CreateTableAsStmt)) {
-            query = (Query *)((CreateTableAsStmt *)utility)->query;
-        } else if (IsA(utility, DeclareCursorStmt)) {
-            query = (Query *)((DeclareCursorStmt *)utility)->query;
-        } else if (IsA(utility, ExplainStmt)) {
-            ExplainStmt *explain = (ExplainStmt *)utility;
-            bool analyze = false;
-            ListCell *lc;
-            foreach (lc, explain->options) {
-                DefElem *opt = (DefElem *)lfirst(lc);
-                if (strcmp(opt->defname, "analyze") == 0) analyze = defGetBoolean(opt);
-            }
-            if (!analyze) return out;
-            query = (Query *)explain->query;
-        } else {
-            return out;
-        }
-        if (!query || !IsA(query, Query)) return out;
-        if (query->commandType == CMD_UTILITY) return out;
-    }
-    out.stmt = plan_query(query, sql);
-    return out;
 }
 
 }  // namespace
@@ -575,33 +528,9 @@ void install_gate() {
     ExecutorStart_hook = clarify_executor_start;
     prev_check_perms = ExecutorCheckPerms_hook;
     ExecutorCheckPerms_hook = clarify_check_perms;
+    install_check();
+    install_statistics_filter();
     install_shared_memory();
-}
-
-std::string check_statement(const char *sql) {
-    std::shared_ptr<const Catalog> catalog = governance_catalog();
-    if (!catalog)
-        throw ReportedError(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                            "pg_clarify is not installed in this database");
-    PlannedCheck planned = pg_guard([&] { return plan_for_check(sql, nullptr); });
-    std::vector<const GovernedColumn *> read;
-    if (planned.stmt || planned.has_copy_reads) {
-        List *range_table = planned.stmt ? planned.stmt->rtable : nullptr;
-        bool *watched = planned.stmt ? watched_entries(*catalog, range_table) : nullptr;
-        if (planned.has_copy_reads) {
-            read = governed_reads(*catalog, planned.copy_reads);
-        } else if (watched) {
-            ReadSet reads = pg_guard([&] { return plan_read_set(planned.stmt, watched); });
-            read = governed_reads(*catalog, reads);
-        }
-    }
-    const ResolutionRecord &record = current_record();
-    Decision decision = decide(*catalog, agent_context(*catalog), record, read);
-    nlohmann::json out =
-        nlohmann::json::parse(decision_json(*catalog, decision, "", record.question_id, true));
-    out["gated"] = session_is_gated();
-    out["governed"] = !read.empty();
-    return out.dump();
 }
 
 std::string last_decision_json() {

@@ -3,16 +3,33 @@
 #pragma once
 
 #include "pg.hpp"
+#include "catalog.hpp"
+#include "read_set.hpp"
+
 #include <string>
+#include <vector>
 
 namespace clarify::pg {
 
 void install_gate();
+// clarify.check()'s planning guard (check.cpp) and the statistics filter (statistics.cpp).
+void install_check();
+void install_statistics_filter();
 // Called once by the audit writer process: its own statements are never decided.
 void mark_audit_writer();
 
 // clarify.check(sql): what the gate would decide for one statement, without running it.
 std::string check_statement(const char *sql);
+
+using GovernedReads = std::vector<const GovernedColumn *>;
+// Which range table entries are governed relations; nullptr when none is (the common case).
+bool *watched_entries(const Catalog &catalog, List *range_table);
+// The governed columns among reads, and among what a plan reads (traced from its output).
+GovernedReads governed_reads(const Catalog &catalog, ReadSet reads);
+GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt);
+// The caller's SELECT privileges on what the plan reads, as executing it would check them
+// (raises the permission error); the gate itself does not decide this check.
+void check_plan_privileges(PlannedStmt *stmt);
 
 // clarify.last_decision(): the session's most recent decision; "" when there was none.
 std::string last_decision_json();

@@ -41,7 +41,7 @@ struct State {
     std::vector<Oid> agent_roles;
     std::unordered_set<Oid> catalog_tables;
     std::unordered_set<Oid> governed_relations;  // and their partitions and children
-    Oid session = InvalidOid, outer = InvalidOid;
+    Oid session = InvalidOid, outer = InvalidOid, current = InvalidOid;
     bool gated = false;
     Oid extension_owner = InvalidOid;
 };
@@ -121,8 +121,12 @@ void as_extension_owner(Body &&body) {
         GetUserIdAndSecContext(&s.user, &s.sec);
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "pg_clarify: SPI_connect failed");
         // The newest committed state, even inside a REPEATABLE READ transaction: the cache
-        // outlives the transaction that fills it.
-        PushActiveSnapshot(GetLatestSnapshot());
+        // outlives the transaction that fills it. In parallel mode (a worker deciding a nested
+        // statement) no new snapshot may be taken: the leader's is the newest there is.
+        if (IsInParallelMode() && ActiveSnapshotSet())
+            PushActiveSnapshot(GetActiveSnapshot());
+        else
+            PushActiveSnapshot(GetLatestSnapshot());
         // The caller's search_path must not choose the functions run as the owner.
         s.guc_level = NewGUCNestLevel();
         set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
@@ -304,18 +308,18 @@ bool extension_present() {
     });
 }
 
-bool known_not_gated(Oid session, Oid outer) {
+bool known_not_gated(Oid session, Oid outer, Oid current) {
     return !state.roles_stale && !state.membership_stale && !state.gated &&
-           session == state.session && outer == state.outer;
+           session == state.session && outer == state.outer && current == state.current;
 }
 
 bool session_is_gated() {
     struct Who {
-        Oid session, outer;
+        Oid session, outer, current;
     };
-    Who who = pg_guard([] { return Who{GetSessionUserId(), GetOuterUserId()}; });
+    Who who = pg_guard([] { return Who{GetSessionUserId(), GetOuterUserId(), GetUserId()}; });
     if (!state.roles_stale && !state.membership_stale && who.session == state.session &&
-        who.outer == state.outer)
+        who.outer == state.outer && who.current == state.current)
         return state.gated;
     if (state.roles_stale) {
         if (!extension_present()) return false;
@@ -325,12 +329,14 @@ bool session_is_gated() {
     for (Oid role : state.agent_roles) {
         gated = pg_guard([&] {
             return is_member_of_role_nosuper(who.session, role) ||
-                   is_member_of_role_nosuper(who.outer, role);
+                   is_member_of_role_nosuper(who.outer, role) ||
+                   is_member_of_role_nosuper(who.current, role);
         });
         if (gated) break;
     }
     state.session = who.session;
     state.outer = who.outer;
+    state.current = who.current;
     state.gated = gated;
     state.membership_stale = false;
     return gated;

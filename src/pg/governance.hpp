@@ -15,12 +15,14 @@ void register_invalidation_callbacks();
 // Whether the extension is installed in this database.
 bool extension_present();
 
-// True when the session user or the outer role (after SET ROLE) is a member of a governed role.
-// Superuser status alone never counts. Cached until roles or memberships change.
+// True when the session user, the outer role (after SET ROLE) or the current user (inside a
+// SECURITY DEFINER function, or maintenance acting as a table's owner) is a member of a governed
+// role: code running with an agent's identity is gated whoever started it. Superuser status
+// alone never counts. Cached until roles or memberships change.
 bool session_is_gated();
 // The cached answer without any catalog access: true only when it is known that these roles are
 // not gated (the executor hook's fast path for everyone who is not an agent).
-bool known_not_gated(Oid session, Oid outer);
+bool known_not_gated(Oid session, Oid outer, Oid current);
 
 // The catalog as of the last committed change, or nullptr when the extension is absent. Hold
 // the pointer for as long as the catalog is used: a reload may replace it meanwhile.

@@ -27,7 +27,13 @@ struct Walk {
     ColumnRead *reads;
     int count;
     int capacity;
-    bool *subplan_seen;  // by plan_id - 1
+    // What each subplan (by plan_id - 1) was already walked for: a subplan or CTE referenced
+    // many times is walked again only for columns no earlier reference demanded, so the walk
+    // stays linear in the plan's size (a CTE chain referencing each link twice would otherwise
+    // be walked 2^N times).
+    bool *subplan_seen;
+    bool *subplan_all;
+    Bitmapset **subplan_demand;
 };
 
 // The node an expression is evaluated in, so Vars can be traced to what they stand for.
@@ -86,10 +92,24 @@ void record_index_keys(Walk *w, Index rti, Oid index) {
     if (expressions) record(w, rti, 0);  // keys computed from columns: count them all
 }
 
+// Walks subplan plan_id for `demand` unless earlier references covered it already.
+void walk_subplan(Walk *w, int plan_id, Bitmapset *demand, bool demand_all) {
+    if (plan_id < 1 || plan_id > list_length(w->stmt->subplans)) return;
+    int i = plan_id - 1;
+    if (w->subplan_all[i]) return;
+    if (w->subplan_seen[i] && !demand_all && bms_is_subset(demand, w->subplan_demand[i])) return;
+    w->subplan_seen[i] = true;
+    if (demand_all) {
+        w->subplan_all[i] = true;
+    } else {
+        w->subplan_demand[i] = bms_add_members(w->subplan_demand[i], demand);
+        demand = w->subplan_demand[i];
+    }
+    walk_plan(w, (Plan *)list_nth(w->stmt->subplans, i), bms_copy(demand), demand_all);
+}
+
 void walk_subplan_ref(Walk *w, int plan_id) {
-    Plan *sub = (Plan *)list_nth(w->stmt->subplans, plan_id - 1);
-    w->subplan_seen[plan_id - 1] = true;
-    if (sub) walk_plan(w, sub, nullptr, true);
+    walk_subplan(w, plan_id, nullptr, true);
 }
 
 bool expr_walker(Node *node, void *context) {
@@ -152,12 +172,6 @@ void demand_columns(Bitmapset **demand, int n, const AttrNumber *cols) {
 }
 
 // A scan of a subquery or CTE: a Var of the scanned entry is a demand on the producing plan.
-struct ProducerScan {
-    Plan *producer;
-};
-
-bool scan_var_walker(Node *node, void *context);
-
 struct ScanVarContext {
     Index scanrelid;
     Bitmapset *demand;
@@ -180,6 +194,7 @@ bool scan_var_walker(Node *node, void *context) {
 void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
     if (!plan) return;
     check_stack_depth();
+    CHECK_FOR_INTERRUPTS();
 
     Bitmapset *outer = nullptr, *inner = nullptr;
     Frame f = {};
@@ -264,9 +279,7 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
             if (IsA(plan, SubqueryScan)) {
                 walk_plan(w, ((SubqueryScan *)plan)->subplan, c.demand, all);
             } else {
-                int plan_id = ((CteScan *)plan)->ctePlanId;
-                w->subplan_seen[plan_id - 1] = true;
-                walk_plan(w, (Plan *)list_nth(w->stmt->subplans, plan_id - 1), c.demand, all);
+                walk_subplan(w, ((CteScan *)plan)->ctePlanId, c.demand, all);
             }
             return;
         }
@@ -479,13 +492,30 @@ Walk new_walk(PlannedStmt *stmt, const bool *watched) {
     w.watched = watched;
     w.capacity = 16;
     w.reads = (ColumnRead *)palloc(sizeof(ColumnRead) * w.capacity);
-    w.subplan_seen = (bool *)palloc0(sizeof(bool) * (list_length(stmt->subplans) + 1));
+    int n = list_length(stmt->subplans) + 1;
+    w.subplan_seen = (bool *)palloc0(sizeof(bool) * n);
+    w.subplan_all = (bool *)palloc0(sizeof(bool) * n);
+    w.subplan_demand = (Bitmapset **)palloc0(sizeof(Bitmapset *) * n);
     return w;
+}
+
+// The walk's demand sets and scratch live in their own context, freed when the walk ends; only
+// the reads are copied out (into the caller's context).
+ReadSet copy_out(const Walk &w, MemoryContext walk_context, MemoryContext caller) {
+    MemoryContextSwitchTo(caller);
+    ReadSet out{(ColumnRead *)palloc(sizeof(ColumnRead) * (w.count + 1)), w.count};
+    memcpy(out.reads, w.reads, sizeof(ColumnRead) * w.count);
+    MemoryContextDelete(walk_context);
+    return out;
 }
 
 }  // namespace
 
 ReadSet plan_read_set(PlannedStmt *stmt, const bool *watched) {
+    MemoryContext caller = CurrentMemoryContext;
+    MemoryContext walk_context =
+        AllocSetContextCreate(caller, "pg_clarify read set", ALLOCSET_DEFAULT_SIZES);
+    MemoryContextSwitchTo(walk_context);
     Walk w = new_walk(stmt, watched);
     // A governed column of a view: no plan node scans the view, but its entry (kept for the
     // permission check) selects exactly the view columns the statement uses.
@@ -498,11 +528,8 @@ ReadSet plan_read_set(PlannedStmt *stmt, const bool *watched) {
     walk_plan(&w, stmt->planTree, nullptr, true);
     // Subplans reached by no reference still run (data-modifying CTEs): their quals are reads.
     for (int i = 0; i < list_length(stmt->subplans); ++i)
-        if (!w.subplan_seen[i]) {
-            w.subplan_seen[i] = true;
-            walk_plan(&w, (Plan *)list_nth(stmt->subplans, i), nullptr, false);
-        }
-    return ReadSet{w.reads, w.count};
+        if (!w.subplan_seen[i]) walk_subplan(&w, i + 1, nullptr, false);
+    return copy_out(w, walk_context, caller);
 }
 
 ReadSet range_table_read_set(List *range_table, const bool *watched) {
