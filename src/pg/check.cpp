@@ -71,7 +71,7 @@ extern "C" void check_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum
             ERROR,
             (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
              errmsg("clarify.check() does not run %s, owned by %s, while planning the statement",
-                    format_procedure(flinfo->fn_oid), GetUserNameFromId(owner, true)),
+                    format_procedure_qualified(flinfo->fn_oid), GetUserNameFromId(owner, true)),
              errdetail("Planning would evaluate that function with your privileges."),
              errhint("Ask its owner, or a role with no more privileges than its owner, to "
                      "check the statement.")));
