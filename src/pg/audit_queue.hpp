@@ -64,6 +64,17 @@ void audit_worker_failed(AuditSlot *slot, const char *message);
 void audit_forget_published(Oid database);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.
 bool audit_worker_release_if_idle(AuditSlot *slot);
+
+// Reserved writers: registered at server start for the first audit_reserved_writers() queues,
+// each keeping its worker slot for the server's life (it leaves when idle and is restarted).
+int audit_reserved_writers();
+// Marks queue `index` as served by the calling reserved writer. Returns the database a backend
+// asked it to serve (the request is taken), or InvalidOid: MyLatch is set by the next request.
+Oid audit_reserved_take_request(int index);
+// At exit: stops requests reaching this process; `database` (the request taken, or InvalidOid)
+// goes back to the pool if this writer never attached to it and nothing is queued.
+void audit_reserved_leave(int index, Oid database);
+
 uint64 audit_ring_size();
 uint64 audit_pending_bytes(AuditSlot *slot);
 
