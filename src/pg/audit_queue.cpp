@@ -314,9 +314,13 @@ uint64 audit_pending_bytes(AuditSlot *slot) {
 EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms,
                             const ShortEntry *short_entry) {
     if (sizeof(uint32) + length > queue->ring_size) return EnqueueResult::TooLarge;
-    // Only a sync decision ever waits (an async one is dropped when the queue is full).
-    TimestampTz deadline =
-        sync ? TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms) : 0;
+    // Read from the clock only when a wait begins: an entry that finds room at once (the common
+    // case, always in async mode) costs no clock read.
+    TimestampTz deadline = 0;
+    auto start_deadline = [&] {
+        if (deadline == 0)
+            deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
+    };
     AuditSlot *slot = nullptr;
     uint64 end = 0;
     uint32 seen = 0;
@@ -362,17 +366,23 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
             if (writer && (sync || (end - r) * 4 > queue->ring_size)) SetLatch(writer);
             break;
         }
-        if (!sync) {
+        // No room. A decision, sync or async, waits for it: load never skips one. Only an entry
+        // given no time (a note on a refusal) is dropped.
+        if (timeout_ms <= 0) {
             slot->dropped++;
             LWLockRelease(slot->lock);
             return EnqueueResult::Dropped;
         }
+        Latch *writer = slot->writer_latch;
         LWLockRelease(slot->lock);
+        if (writer) SetLatch(writer);
+        start_deadline();
         long wait = remaining_ms(deadline);
         if (wait <= 0) return timed_out(slot, EnqueueResult::QueueFull);
         sleep_on_commit(slot, seen, wait);
     }
     if (!sync) return EnqueueResult::Queued;
+    start_deadline();
 
     // Group commit: one writer commit wakes every backend whose entry it covered.
     TimestampTz checked = GetCurrentTimestamp();

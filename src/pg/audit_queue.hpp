@@ -12,11 +12,11 @@ extern "C" {
 namespace clarify::pg {
 
 enum class EnqueueResult {
-    Committed,  // sync: the writer has committed it
-    Queued,     // async: in the queue
-    Dropped,    // async: the queue was full (counted)
-    TimedOut,   // sync: queued, not committed within the timeout
-    QueueFull,  // sync: no room in the queue within the timeout (not queued; counted as a timeout)
+    Committed,    // sync: the writer has committed it
+    Queued,       // async: in the queue
+    Dropped,      // given no time to wait (timeout 0), the entry found the queue full (counted)
+    TimedOut,     // sync: queued, not committed within the timeout
+    QueueFull,    // no room in the queue within the timeout (not queued; counted as a timeout)
     Unconfirmed,  // sync: committed locally, but the writer was stopped or cancelled during
                   // the commit (a synchronous standby may not have it)
     NoWriter,     // no audit writer could be started for this database
@@ -35,6 +35,8 @@ struct ShortEntry {
     int64 hashes[3];
 };
 
+// Waits up to timeout_ms for room in the queue (sync and async alike), and in sync mode for the
+// writer's commit; serves interrupts while it waits.
 EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms,
                             const ShortEntry *short_entry = nullptr);
 
