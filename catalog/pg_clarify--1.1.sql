@@ -953,3 +953,9 @@ SELECT pg_catalog.pg_extension_config_dump('clarify.audit_shapes', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.audit_notes', '');
 SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges_id_seq', '');
+
+--------------------------------------------------------------------------------------------------
+-- Audit queue: async decisions wait for room like sync ones and are never
+-- dropped; only notes on refused decisions can be.
+COMMENT ON FUNCTION clarify.audit_queue() IS
+    'The audit queue of each database since the server started: decisions queued, written, notes dropped (a refused decision''s note that found the queue full; decisions are never dropped), decisions timed out (refused with QC005: not committed, or no room in the queue, within pg_clarify.audit_timeout), failed batches and the last error.';

@@ -38,6 +38,11 @@ struct AuditSlot {
     TimestampTz registered_at;
     int writer_pid;
     Latch *writer_latch;
+    // A writer registered at server start serves this queue (set when it first runs): asking it
+    // needs no free worker slot. It waits on reserved_latch until a backend requests it.
+    bool reserved;
+    bool writer_requested;
+    Latch *reserved_latch;
     LWLock *lock;
     pg_atomic_uint64 write_pos;  // bytes ever enqueued
     pg_atomic_uint64 read_pos;   // bytes committed by the writer
@@ -73,6 +78,8 @@ struct AuditQueue {
 };
 
 AuditQueue *queue = nullptr;
+// This process has served a queue as its writer.
+bool attached_here = false;
 constexpr const char *kTranche = "pg_clarify audit queue";
 // A registered writer that has not attached after this long is presumed dead and replaced.
 constexpr long kWriterStartupMs = 3000;
@@ -208,8 +215,20 @@ int start_writer(AuditSlot *slot) {
         slot->writer_registered = true;
         slot->registered_at = now;
     }
+    bool reserved = slot->reserved;
+    Latch *waiting = nullptr;
+    if (needed && reserved) {
+        slot->writer_requested = true;
+        waiting = slot->reserved_latch;
+    }
     LWLockRelease(slot->lock);
     if (!needed) return 1;
+    // The reserved writer keeps its slot for the server's life: asking it needs no free one. It
+    // is asked again when it has not attached in time (it may have failed to connect).
+    if (reserved) {
+        if (waiting) SetLatch(waiting);
+        return 1;
+    }
 
     BackgroundWorker worker;
     memset(&worker, 0, sizeof(worker));
@@ -223,11 +242,20 @@ int start_writer(AuditSlot *slot) {
     worker.bgw_main_arg = ObjectIdGetDatum(MyDatabaseId);
     BackgroundWorkerHandle *handle;
     if (RegisterDynamicBackgroundWorker(&worker, &handle)) return 1;
+    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     slot->writer_registered = false;
+    // Nothing queued and nobody to write it: the queue goes back to the pool, free for a
+    // database that has a writer.
+    if (slot->database == MyDatabaseId && slot->writer_pid == 0 &&
+        pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos))
+        slot->database = InvalidOid;
     LWLockRelease(slot->lock);
-    ereport(WARNING, (errmsg("pg_clarify could not start an audit writer for this database"),
-                      errhint("Raise max_worker_processes.")));
+    LWLockRelease(queue->assign_lock);
+    ereport(WARNING,
+            (errmsg("pg_clarify could not start an audit writer for this database"),
+             errhint("Raise max_worker_processes, or pg_clarify.audit_writers (which reserves "
+                     "worker slots at server start).")));
     return 0;
 }
 
@@ -286,9 +314,13 @@ uint64 audit_pending_bytes(AuditSlot *slot) {
 EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms,
                             const ShortEntry *short_entry) {
     if (sizeof(uint32) + length > queue->ring_size) return EnqueueResult::TooLarge;
-    // Only a sync decision ever waits (an async one is dropped when the queue is full).
-    TimestampTz deadline =
-        sync ? TimestampTzPlusMilliseconds(GetCurrentTimestamp(), timeout_ms) : 0;
+    // Read from the clock only when a wait begins: an entry that finds room at once (the common
+    // case, always in async mode) costs no clock read.
+    TimestampTz deadline = 0;
+    auto start_deadline = [&] {
+        if (deadline == 0)
+            deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
+    };
     AuditSlot *slot = nullptr;
     uint64 end = 0;
     uint32 seen = 0;
@@ -334,17 +366,23 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
             if (writer && (sync || (end - r) * 4 > queue->ring_size)) SetLatch(writer);
             break;
         }
-        if (!sync) {
+        // No room. A decision, sync or async, waits for it: load never skips one. Only an entry
+        // given no time (a note on a refusal) is dropped.
+        if (timeout_ms <= 0) {
             slot->dropped++;
             LWLockRelease(slot->lock);
             return EnqueueResult::Dropped;
         }
+        Latch *writer = slot->writer_latch;
         LWLockRelease(slot->lock);
+        if (writer) SetLatch(writer);
+        start_deadline();
         long wait = remaining_ms(deadline);
         if (wait <= 0) return timed_out(slot, EnqueueResult::QueueFull);
         sleep_on_commit(slot, seen, wait);
     }
     if (!sync) return EnqueueResult::Queued;
+    start_deadline();
 
     // Group commit: one writer commit wakes every backend whose entry it covered.
     TimestampTz checked = GetCurrentTimestamp();
@@ -388,6 +426,7 @@ AuditSlot *audit_worker_attach(Oid database) {
     }
     LWLockRelease(slot->lock);
     if (other) return nullptr;
+    attached_here = true;
     before_shmem_exit(audit_worker_detach, PointerGetDatum(slot));
     return slot;
 }
@@ -402,8 +441,11 @@ void audit_worker_detach(int, Datum arg) {
         slot->writer_latch = nullptr;
         slot->writer_registered = false;
         // Nothing left to write (a dropped database, a terminated writer): back to the pool.
+        // Else the reserved writer, restarted, goes on with what is left.
         if (pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos))
             slot->database = InvalidOid;
+        else if (slot->reserved)
+            slot->writer_requested = true;
     }
     LWLockRelease(slot->lock);
     LWLockRelease(queue->assign_lock);
@@ -544,10 +586,50 @@ bool audit_worker_release_if_idle(AuditSlot *slot) {
         slot->writer_pid = 0;
         slot->writer_latch = nullptr;
         slot->writer_registered = false;
+        slot->writer_requested = false;
     }
     LWLockRelease(slot->lock);
     LWLockRelease(queue->assign_lock);
     return idle;
+}
+
+int audit_reserved_writers() {
+    return Min(audit_writers, audit_databases);
+}
+
+Oid audit_reserved_take_request(int index) {
+    AuditSlot *slot = &queue->slots[index];
+    Oid database = InvalidOid;
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    slot->reserved = true;
+    if (slot->writer_requested && slot->database != InvalidOid && slot->writer_pid == 0) {
+        slot->writer_requested = false;
+        slot->reserved_latch = nullptr;
+        database = slot->database;
+    } else {
+        slot->reserved_latch = MyLatch;
+    }
+    LWLockRelease(slot->lock);
+    return database;
+}
+
+void audit_reserved_leave(int index, Oid database) {
+    AuditSlot *slot = &queue->slots[index];
+    LWLockReleaseAll();  // leaving on an error: nothing of ours may stay held
+    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    if (slot->reserved_latch == MyLatch) slot->reserved_latch = nullptr;
+    // It took a request but never attached (the database could not be connected): backends ask
+    // again after kWriterStartupMs; with nothing queued, the queue goes back to the pool.
+    if (database != InvalidOid && !attached_here && slot->database == database &&
+        slot->writer_pid == 0 &&
+        pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos)) {
+        slot->database = InvalidOid;
+        slot->writer_registered = false;
+        slot->writer_requested = false;
+    }
+    LWLockRelease(slot->lock);
+    LWLockRelease(queue->assign_lock);
 }
 
 int audit_slot_count() {

@@ -12,11 +12,11 @@ extern "C" {
 namespace clarify::pg {
 
 enum class EnqueueResult {
-    Committed,  // sync: the writer has committed it
-    Queued,     // async: in the queue
-    Dropped,    // async: the queue was full (counted)
-    TimedOut,   // sync: queued, not committed within the timeout
-    QueueFull,  // sync: no room in the queue within the timeout (not queued; counted as a timeout)
+    Committed,    // sync: the writer has committed it
+    Queued,       // async: in the queue
+    Dropped,      // given no time to wait (timeout 0), the entry found the queue full (counted)
+    TimedOut,     // sync: queued, not committed within the timeout
+    QueueFull,    // no room in the queue within the timeout (not queued; counted as a timeout)
     Unconfirmed,  // sync: committed locally, but the writer was stopped or cancelled during
                   // the commit (a synchronous standby may not have it)
     NoWriter,     // no audit writer could be started for this database
@@ -35,6 +35,8 @@ struct ShortEntry {
     int64 hashes[3];
 };
 
+// Waits up to timeout_ms for room in the queue (sync and async alike), and in sync mode for the
+// writer's commit; serves interrupts while it waits.
 EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms,
                             const ShortEntry *short_entry = nullptr);
 
@@ -64,6 +66,17 @@ void audit_worker_failed(AuditSlot *slot, const char *message);
 void audit_forget_published(Oid database);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.
 bool audit_worker_release_if_idle(AuditSlot *slot);
+
+// Reserved writers: registered at server start for the first audit_reserved_writers() queues,
+// each keeping its worker slot for the server's life (it leaves when idle and is restarted).
+int audit_reserved_writers();
+// Marks queue `index` as served by the calling reserved writer. Returns the database a backend
+// asked it to serve (the request is taken), or InvalidOid: MyLatch is set by the next request.
+Oid audit_reserved_take_request(int index);
+// At exit: stops requests reaching this process; `database` (the request taken, or InvalidOid)
+// goes back to the pool if this writer never attached to it and nothing is queued.
+void audit_reserved_leave(int index, Oid database);
+
 uint64 audit_ring_size();
 uint64 audit_pending_bytes(AuditSlot *slot);
 

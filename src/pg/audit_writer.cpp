@@ -1,12 +1,17 @@
 // The audit writer: one background worker per database, draining that database's queue into
 // clarify.audit_log in batches, one transaction per batch (the group commit of sync mode).
 // Errors are caught, counted and retried with back-off; the worker never dies in a loop.
+// The first pg_clarify.audit_writers queues have reserved writers, registered at server start:
+// each waits, unconnected, for a backend's request, serves that database, leaves when idle and
+// is restarted at once by the postmaster, so its worker slot is never free for anyone else.
 #include "pg.hpp"
 #include "audit_record.hpp"
 #include "audit_queue.hpp"
+#include "audit_writer.hpp"
 #include "boundary.hpp"
 #include "compat.hpp"
 #include "gate.hpp"
+#include "settings.hpp"
 #include "shared.hpp"
 
 extern "C" {
@@ -30,6 +35,7 @@ extern "C" {
 #include "utils/timestamp.h"
 
 PGDLLEXPORT void clarify_audit_writer_main(Datum arg);
+PGDLLEXPORT void clarify_reserved_writer_main(Datum arg);
 }
 
 #include <algorithm>
@@ -625,7 +631,49 @@ void writer_loop(Oid database) {
     }
 }
 
+// A reserved writer waits, holding its worker slot, until a backend asks it to serve a
+// database; InvalidOid when asked to stop first.
+Oid wait_for_request(int index) {
+    for (;;) {
+        Oid database = audit_reserved_take_request(index);
+        if (database != InvalidOid || ShutdownRequestPending) return database;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L, PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+        CHECK_FOR_INTERRUPTS();
+        if (ConfigReloadPending) {
+            ConfigReloadPending = false;
+            ProcessConfigFile(PGC_SIGHUP);
+        }
+    }
+}
+
+// What a reserved writer took, for its exit callback.
+int reserved_index = -1;
+Oid reserved_database = InvalidOid;
+
+void leave_reserved(int, Datum) {
+    audit_reserved_leave(reserved_index, reserved_database);
+}
+
 }  // namespace
+
+void register_reserved_writers() {
+    for (int i = 0; i < audit_reserved_writers(); ++i) {
+        BackgroundWorker worker;
+        memset(&worker, 0, sizeof(worker));
+        worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+        worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+        // Restarted at once after it leaves (exit code 1): the slot stays ours.
+        worker.bgw_restart_time = 0;
+        snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_clarify");
+        snprintf(worker.bgw_function_name, BGW_MAXLEN, "clarify_reserved_writer_main");
+        snprintf(worker.bgw_name, BGW_MAXLEN, "pg_clarify audit writer %d", i + 1);
+        snprintf(worker.bgw_type, BGW_MAXLEN, "pg_clarify audit writer");
+        worker.bgw_main_arg = Int32GetDatum(i);
+        RegisterBackgroundWorker(&worker);
+    }
+}
+
 }  // namespace clarify::pg
 
 // SIGTERM (shutdown, pg_terminate_backend): finish what is queued, then leave. A commit waiting
@@ -649,8 +697,7 @@ static void clarify_audit_writer_sigint(SIGNAL_ARGS) {
     StatementCancelHandler(postgres_signal_arg);
 }
 
-void clarify_audit_writer_main(Datum arg) {
-    Oid database = DatumGetObjectId(arg);
+static void clarify_writer_setup() {
     clarify::pg::mark_audit_writer();
 #ifdef __GLIBC__
     // A batch's arrays, its tuple and TOAST's buffers are a few hundred kB each, above glibc's
@@ -663,9 +710,31 @@ void clarify_audit_writer_main(Datum arg) {
     pqsignal(SIGTERM, clarify_audit_writer_sigterm);
     pqsignal(SIGINT, clarify_audit_writer_sigint);
     BackgroundWorkerUnblockSignals();
+}
+
+static void clarify_writer_serve(Oid database) {
     BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
     // Everything the writer runs resolves in pg_catalog or names its schema.
     SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
     clarify::pg::cpp_entry([&] { clarify::pg::writer_loop(database); });
+}
+
+// A dynamic writer, started by a backend for its database when no reserved writer serves its
+// queue; never restarted.
+void clarify_audit_writer_main(Datum arg) {
+    clarify_writer_setup();
+    clarify_writer_serve(DatumGetObjectId(arg));
     proc_exit(0);
+}
+
+// A reserved writer. It always leaves with exit code 1, which the postmaster answers by starting
+// it again (exit code 0 would unregister it and free its slot).
+void clarify_reserved_writer_main(Datum arg) {
+    clarify::pg::reserved_index = DatumGetInt32(arg);
+    clarify_writer_setup();
+    before_shmem_exit(clarify::pg::leave_reserved, 0);
+    Oid database = clarify::pg::wait_for_request(clarify::pg::reserved_index);
+    clarify::pg::reserved_database = database;
+    if (database != InvalidOid) clarify_writer_serve(database);
+    proc_exit(1);
 }

@@ -59,7 +59,7 @@ struct LastDecision {
     bool present = false;
     AuditRecord audit;
     uint64 template_refresh = 0;     // which refresh of the decision cache audit's fields come from
-    const char *audited = "";        // committed, queued, dropped, not audited
+    const char *audited = "";        // committed, queued, or why it was not audited
     bool refused_unaudited = false;  // QC005: the statement did not run
 };
 LastDecision last;
@@ -330,7 +330,9 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     const AuditRecord &a = last.audit;
     auto id = [&a] { return std::to_string(a.decision_id); };
 
-    if (sync && result != EnqueueResult::Committed) {
+    // Fail closed in both modes: a decision runs only once it is committed (sync) or queued
+    // (async); load never skips one.
+    if (result != (sync ? EnqueueResult::Committed : EnqueueResult::Queued)) {
         // The statement will not run. A decision queued but not committed in time (or committed
         // without a synchronous standby's confirmation) has or will have its row: say so in the
         // audit too, after that row (queued without waiting; the queue keeps order). One never
@@ -362,14 +364,6 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
             detail.dump(),
             "The statement did not run. Retry it; if this persists, the DBA can "
             "look at clarify.audit_queue() and the server log.");
-    }
-    if (!sync && result != EnqueueResult::Queued) {
-        const char *why = last.audited;
-        uint64 decision_id = a.decision_id;
-        pg_guard([&] {
-            ereport(WARNING, (errmsg("pg_clarify decision %lu was not audited: %s",
-                                     (unsigned long)decision_id, why)));
-        });
     }
     if (a.allowed) return;
     throw ReportedError(sqlcode_of(a.state), message_text(catalog, decision),

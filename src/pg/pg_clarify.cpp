@@ -10,6 +10,7 @@ PG_MODULE_MAGIC;
 PGDLLEXPORT void _PG_init(void);
 }
 
+#include "audit_writer.hpp"
 #include "gate.hpp"
 #include "governance.hpp"
 #include "settings.hpp"
@@ -24,5 +25,7 @@ void _PG_init(void) {
     EnableQueryId();
     clarify::pg::define_settings();
     clarify::pg::install_gate();
+    // Audit writers that never need a free worker slot: governed reads do not depend on one.
+    clarify::pg::register_reserved_writers();
     clarify::pg::register_invalidation_callbacks();
 }

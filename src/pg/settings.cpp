@@ -16,6 +16,7 @@ int audit_mode = static_cast<int>(AuditMode::Sync);
 int audit_timeout_ms = 5000;
 int audit_queue_size_kb = 8192;
 int audit_databases = 4;
+int audit_writers = 2;
 char *resolution_text = nullptr;
 
 namespace {
@@ -119,6 +120,12 @@ void define_settings() {
                             "closed with QC005.",
                             &audit_databases, 4, 1, 64, PGC_POSTMASTER, 0, nullptr, nullptr,
                             nullptr);
+    DefineCustomIntVariable(
+        "pg_clarify.audit_writers",
+        "How many audit writers are registered at server start (restart to change).",
+        "Each keeps a background-worker slot for the server's life and serves the first databases "
+        "that audit; a database beyond them needs a free max_worker_processes slot.",
+        &audit_writers, 2, 0, 64, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("pg_clarify");
 }
 

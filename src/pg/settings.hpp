@@ -13,6 +13,7 @@ extern int audit_mode;
 extern int audit_timeout_ms;
 extern int audit_queue_size_kb;
 extern int audit_databases;
+extern int audit_writers;
 extern char *resolution_text;
 
 void define_settings();

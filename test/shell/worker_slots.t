@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Governed reads never depend on a free background-worker slot: the audit writers of the first
+# pg_clarify.audit_writers databases are registered at server start and keep their slots. With
+# every other slot held by parallel queries, a governed read is still decided and audited. A
+# database beyond the reserved writers gets a dynamic one while a slot is free, and fails closed
+# with QC005 when none is.
+set -uo pipefail
+source "$(dirname "$0")/tap.sh"
+plan 11
+
+holders=()
+stopped=
+before_cluster_stop() {
+    [[ -n $stopped ]] && kill -CONT "$stopped" 2>/dev/null
+    ((${#holders[@]})) && kill "${holders[@]}" 2>/dev/null
+}
+# One reserved writer, two queues: the second database audits through a dynamic writer.
+start_test_cluster worker_slots 55443 "shared_preload_libraries = 'pg_clarify'" "fsync = off" \
+    "max_worker_processes = 8" "pg_clarify.audit_writers = 1" "pg_clarify.audit_databases = 2"
+
+setup='CREATE TABLE orders (id int, booked_amount numeric);
+INSERT INTO orders VALUES (1, 10);
+CREATE EXTENSION pg_clarify;
+INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('"'metric.booked', 'metric', 'Booked revenue', 'approved'"');
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('"'metric.booked', 'orders', 'booked_amount'"');
+INSERT INTO clarify.terms (term, concept_id) VALUES ('"'revenue', 'metric.booked'"');
+GRANT SELECT ON orders TO agent;
+SELECT clarify.govern_role('"'agent'"');'
+psql_as postgres -v ON_ERROR_STOP=1 -c 'CREATE ROLE agent LOGIN' -c 'CREATE DATABASE second' >/dev/null
+psql_as postgres -v ON_ERROR_STOP=1 <<<"$setup" >/dev/null
+psql_as postgres -d second -v ON_ERROR_STOP=1 <<<"$setup" >/dev/null
+
+# Sessions whose parallel workers sleep (or who sleep themselves when they got none): seven of
+# them take every free slot, as in the finding.
+hold_worker_slots() {
+    local i
+    for i in $(seq 7); do
+        "$PG_BINDIR/psql" -X -q -h "$dir" -p "$port" -U postgres -d postgres \
+            -c 'SET force_parallel_mode = on' -c 'SELECT pg_sleep(120)' >/dev/null 2>&1 &
+        holders+=($!)
+    done
+    for _ in $(seq 100); do
+        [[ $(psql_as postgres -c "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(120)' AND wait_event = 'PgSleep'") == 7 ]] && break
+        sleep 0.1
+    done
+}
+release_worker_slots() { # a backend in pg_sleep does not notice its client leave: cancel it
+    psql_as postgres -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(120)' AND backend_type = 'client backend'" >/dev/null
+    wait "${holders[@]}" 2>/dev/null
+    holders=()
+    for _ in $(seq 100); do
+        [[ $(psql_as postgres -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'parallel worker'") == 0 ]] && break
+        sleep 0.1
+    done
+}
+no_free_slot() { # a new parallel query gets no worker
+    psql_as postgres -c 'SET force_parallel_mode = on' \
+        -c 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT 1' | grep -q 'Workers Launched: 0'
+}
+# The writer serving this database's queue once it idles (an idle writer leaves after 2 s).
+serving_writer() {
+    psql_as postgres "$@" -c "SELECT a.pid FROM pg_stat_activity a JOIN clarify.audit_queue() q ON q.writer_pid = a.pid WHERE q.database = current_database() AND a.state = 'idle' AND a.wait_event = 'Extension'"
+}
+no_writer_left() {
+    for _ in $(seq 100); do
+        [[ -z $(psql_as postgres "$@" -c "SELECT writer_pid FROM clarify.audit_queue() WHERE database = current_database() AND writer_pid <> 0") ]] && return
+        sleep 0.1
+    done
+}
+
+hold_worker_slots
+check "seven sessions hold every free worker slot" no_free_slot
+out=$(psql_as agent -c 'SELECT booked_amount FROM orders' -c "SELECT clarify.last_decision()->>'audited'")
+equals "a governed read is decided and audited meanwhile" "$out" $'10\ncommitted'
+out=$(psql_as postgres -c "SELECT count(*) FROM clarify.audit WHERE decision = 'allowed'")
+equals "its row is in the audit" "$out" "1"
+
+# The reserved writer leaves when idle and is back, still holding its slot, for the next read.
+no_writer_left
+out=$(psql_as agent -c 'SELECT booked_amount FROM orders' -c "SELECT clarify.last_decision()->>'audited'")
+equals "after the writer left idle, the next read is audited again" "$out" $'10\ncommitted'
+# Terminated (pg_terminate_backend), it is started again in its own slot.
+writer=
+for _ in $(seq 50); do
+    writer=$(serving_writer)
+    [[ -n $writer ]] && break
+    psql_as agent -c 'SELECT booked_amount FROM orders' >/dev/null
+    sleep 0.1
+done
+psql_as postgres -c "SELECT pg_terminate_backend(${writer:-0})" >/dev/null
+out=$(psql_as agent -c 'SELECT booked_amount FROM orders' -c "SELECT clarify.last_decision()->>'audited'")
+equals "after the reserved writer was terminated, the next read is audited again" "$out" \
+    $'10\ncommitted'
+release_worker_slots
+
+# Keep the reserved writer serving the first database (stopped while idle), so that the second
+# database needs a writer beyond the reserved one.
+for _ in 1 2 3; do
+    psql_as agent -c 'SELECT booked_amount FROM orders' >/dev/null
+    stopped=$(serving_writer)
+    [[ -n $stopped ]] && kill -STOP "$stopped" && [[ $(serving_writer) == "$stopped" ]] && break
+    [[ -n $stopped ]] && kill -CONT "$stopped"
+    stopped=
+done
+check "the reserved writer is held by the first database" test -n "$stopped"
+out=$(psql_as agent -d second -c 'SELECT booked_amount FROM orders' -c "SELECT clarify.last_decision()->>'audited'")
+equals "a second database is audited by a dynamic writer while a slot is free" "$out" $'10\ncommitted'
+no_writer_left -d second
+
+hold_worker_slots
+check "the slots are held again" no_free_slot
+out=$(psql_as agent -d second -v VERBOSITY=verbose -c 'SELECT booked_amount FROM orders')
+contains "beyond the reserved writers and with no free slot, the read fails closed with QC005" \
+    "$out" "ERROR:  QC005"
+contains "its reason names the missing writer" "$out" "no audit writer could serve this database"
+release_worker_slots
+kill -CONT "$stopped"
+stopped=
+out=$(psql_as agent -d second -c 'SELECT booked_amount FROM orders')
+equals "once a slot is free, the second database is audited again" "$out" "10"
+finish
