@@ -517,6 +517,10 @@ void mark_audit_writer() {
     in_audit_writer = true;
 }
 
+bool gate_active() {
+    return gate_enabled && !in_audit_writer && !loading_governance();
+}
+
 void install_gate() {
     prev_executor_start = ExecutorStart_hook;
     ExecutorStart_hook = clarify_executor_start;

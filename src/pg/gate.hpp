@@ -17,6 +17,9 @@ void install_check();
 void install_statistics_filter();
 // Called once by the audit writer process: its own statements are never decided.
 void mark_audit_writer();
+// Whether this process decides statements now: the gate is on, and this is neither the audit
+// writer nor a backend loading the governance catalog.
+bool gate_active();
 
 // clarify.check(sql): what the gate would decide for one statement, without running it.
 std::string check_statement(const char *sql);

@@ -25,7 +25,7 @@ get_index_stats_hook_type prev_index_stats = nullptr;
 get_attavgwidth_hook_type prev_attavgwidth = nullptr;
 
 bool planner_is_gated() {
-    if (!gate_enabled || loading_governance()) return false;
+    if (!gate_active()) return false;
     if (known_not_gated(GetSessionUserId(), GetOuterUserId(), GetUserId())) return false;
     return cpp_entry([] { return session_is_gated(); });
 }
