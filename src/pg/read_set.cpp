@@ -6,11 +6,13 @@ extern "C" {
 #include "access/sysattr.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_namespace.h"
 #include "miscadmin.h"
 #include "nodes/bitmapset.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
 #include "parser/parsetree.h"
+#include "utils/lsyscache.h"
 #include "utils/syscache.h"
 }
 
@@ -33,6 +35,7 @@ struct Walk {
     // be walked 2^N times).
     bool *subplan_seen;
     bool *subplan_all;
+    bool *subplan_ordered;
     Bitmapset **subplan_demand;
 };
 
@@ -47,7 +50,10 @@ struct Frame {
     Bitmapset **inner_demand;
 };
 
-void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all);
+// `ordered`: whether the order of the rows this plan returns can reach the client (or a table, or
+// a choice of rows: LIMIT, an order-sensitive aggregate or window function). Only then are the
+// keys of an index it scans reads: the rows come out in the keys' order.
+void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all, bool ordered);
 
 void record(Walk *w, Index rti, AttrNumber attnum) {
     if (rti < 1 || rti > (Index)list_length(w->stmt->rtable) || !w->watched[rti - 1]) return;
@@ -93,23 +99,31 @@ void record_index_keys(Walk *w, Index rti, Oid index) {
 }
 
 // Walks subplan plan_id for `demand` unless earlier references covered it already.
-void walk_subplan(Walk *w, int plan_id, Bitmapset *demand, bool demand_all) {
+void walk_subplan(Walk *w, int plan_id, Bitmapset *demand, bool demand_all, bool ordered) {
     if (plan_id < 1 || plan_id > list_length(w->stmt->subplans)) return;
     int i = plan_id - 1;
-    if (w->subplan_all[i]) return;
-    if (w->subplan_seen[i] && !demand_all && bms_is_subset(demand, w->subplan_demand[i])) return;
+    bool new_order = ordered && !w->subplan_ordered[i];
+    if (w->subplan_all[i] && !new_order) return;
+    if (w->subplan_seen[i] && !demand_all && !new_order &&
+        bms_is_subset(demand, w->subplan_demand[i]))
+        return;
     w->subplan_seen[i] = true;
+    w->subplan_ordered[i] = w->subplan_ordered[i] || ordered;
+    ordered = w->subplan_ordered[i];
+    demand_all = demand_all || w->subplan_all[i];
     if (demand_all) {
         w->subplan_all[i] = true;
     } else {
         w->subplan_demand[i] = bms_add_members(w->subplan_demand[i], demand);
         demand = w->subplan_demand[i];
     }
-    walk_plan(w, (Plan *)list_nth(w->stmt->subplans, i), bms_copy(demand), demand_all);
+    walk_plan(w, (Plan *)list_nth(w->stmt->subplans, i), bms_copy(demand), demand_all, ordered);
 }
 
-void walk_subplan_ref(Walk *w, int plan_id) {
-    walk_subplan(w, plan_id, nullptr, true);
+// A sublink's rows: only an ARRAY(SELECT ...) keeps their order (a LIMIT inside makes its own
+// input ordered); EXISTS, IN, ANY/ALL and a scalar subquery do not.
+void walk_subplan_ref(Walk *w, const SubPlan *sp) {
+    walk_subplan(w, sp->plan_id, nullptr, true, sp->subLinkType == ARRAY_SUBLINK);
 }
 
 bool expr_walker(Node *node, void *context) {
@@ -138,7 +152,7 @@ bool expr_walker(Node *node, void *context) {
     }
     if (IsA(node, SubPlan)) {
         SubPlan *sp = (SubPlan *)node;
-        walk_subplan_ref(f->walk, sp->plan_id);
+        walk_subplan_ref(f->walk, sp);
         expression_tree_walker((Node *)sp->testexpr, WALKER(expr_walker), context);
         expression_tree_walker((Node *)sp->args, WALKER(expr_walker), context);
         return false;
@@ -191,7 +205,67 @@ bool scan_var_walker(Node *node, void *context) {
     return expression_tree_walker(node, WALKER(scan_var_walker), context);
 }
 
-void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
+// Aggregates whose result does not depend on the order of their input (without ORDER BY inside,
+// array_agg, string_agg and the like do, and so may an aggregate we do not know).
+bool order_insensitive_aggregate(const Aggref *agg) {
+    if (agg->aggorder != NIL || agg->aggdistinct != NIL) return true;
+    if (get_func_namespace(agg->aggfnoid) != PG_CATALOG_NAMESPACE) return false;
+    static const char *const names[] = {
+        "count",      "sum",         "avg",       "min",       "max",        "bool_and",
+        "bool_or",    "every",       "bit_and",   "bit_or",    "bit_xor",    "stddev",
+        "stddev_pop", "stddev_samp", "variance",  "var_pop",   "var_samp",   "corr",
+        "covar_pop",  "covar_samp",  "regr_avgx", "regr_avgy", "regr_count", "regr_intercept",
+        "regr_r2",    "regr_slope",  "regr_sxx",  "regr_sxy",  "regr_syy",   "range_intersect_agg"};
+    char *name = get_func_name(agg->aggfnoid);
+    if (!name) return false;
+    for (const char *known : names)
+        if (strcmp(name, known) == 0) return true;
+    return false;
+}
+
+bool order_sensitive_walker(Node *node, void *context) {
+    if (!node) return false;
+    if (IsA(node, Aggref)) return !order_insensitive_aggregate((Aggref *)node);
+    return expression_tree_walker(node, WALKER(order_sensitive_walker), context);
+}
+
+// Whether the order of each child's rows reaches this node's consumer, given whether the order
+// of this node's own rows does (both start as `ordered`). A sort or a hash starts a new order;
+// a join's output follows its outer side, and a nested loop's the inner side within each outer
+// row; semi- and anti-joins return outer rows only; a plain or sorted aggregate keeps only what
+// order-sensitive aggregates make of it; a LIMIT chooses rows by their order.
+void rows_order(Plan *plan, bool *outer, bool *inner) {
+    switch (nodeTag(plan)) {
+        case T_Sort:
+        case T_IncrementalSort:
+        case T_Hash:
+        case T_Group:
+            *outer = *inner = false;
+            break;
+        case T_Agg: {
+            Agg *agg = (Agg *)plan;
+            *outer = agg->aggstrategy != AGG_HASHED && agg->aggstrategy != AGG_MIXED &&
+                     (order_sensitive_walker((Node *)plan->targetlist, nullptr) ||
+                      order_sensitive_walker((Node *)plan->qual, nullptr));
+            break;
+        }
+        case T_Limit:
+        case T_WindowAgg:
+            *outer = true;  // which rows, or row_number() and first_value(), follow the order
+            break;
+        case T_NestLoop:
+        case T_MergeJoin:
+        case T_HashJoin: {
+            JoinType type = ((Join *)plan)->jointype;
+            if (type == JOIN_SEMI || type == JOIN_ANTI || IsA(plan, HashJoin)) *inner = false;
+            break;
+        }
+        default:
+            break;
+    }
+}
+
+void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all, bool ordered) {
     if (!plan) return;
     check_stack_depth();
     CHECK_FOR_INTERRUPTS();
@@ -235,10 +309,12 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
                 case T_IndexScan:
                     walk_exprs(&f, ((IndexScan *)plan)->indexqualorig);
                     walk_exprs(&f, ((IndexScan *)plan)->indexorderbyorig);
-                    record_index_keys(w, scan->scanrelid, ((IndexScan *)plan)->indexid);
+                    if (ordered)
+                        record_index_keys(w, scan->scanrelid, ((IndexScan *)plan)->indexid);
                     break;
                 case T_IndexOnlyScan:
-                    record_index_keys(w, scan->scanrelid, ((IndexOnlyScan *)plan)->indexid);
+                    if (ordered)
+                        record_index_keys(w, scan->scanrelid, ((IndexOnlyScan *)plan)->indexid);
                     walk_exprs(&f, ((IndexOnlyScan *)plan)->indexqual);
                     walk_exprs(&f, ((IndexOnlyScan *)plan)->recheckqual);
                     walk_exprs(&f, ((IndexOnlyScan *)plan)->indexorderby);
@@ -248,7 +324,7 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
                     break;
                 case T_BitmapHeapScan:
                     walk_exprs(&f, ((BitmapHeapScan *)plan)->bitmapqualorig);
-                    walk_plan(w, plan->lefttree, nullptr, false);
+                    walk_plan(w, plan->lefttree, nullptr, false, false);
                     break;
                 case T_TidScan:
                     walk_exprs(&f, ((TidScan *)plan)->tidquals);
@@ -277,9 +353,9 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
             scan_var_walker((Node *)plan->qual, &c);
             bool all = bms_is_member(0, c.demand);
             if (IsA(plan, SubqueryScan)) {
-                walk_plan(w, ((SubqueryScan *)plan)->subplan, c.demand, all);
+                walk_plan(w, ((SubqueryScan *)plan)->subplan, c.demand, all, ordered);
             } else {
-                walk_subplan(w, ((CteScan *)plan)->ctePlanId, c.demand, all);
+                walk_subplan(w, ((CteScan *)plan)->ctePlanId, c.demand, all, ordered);
             }
             return;
         }
@@ -325,7 +401,7 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
                 walk_exprs(&f, ((CustomScan *)plan)->custom_scan_tlist);
                 ListCell *cc;
                 foreach (cc, ((CustomScan *)plan)->custom_plans)
-                    walk_plan(w, (Plan *)lfirst(cc), nullptr, true);
+                    walk_plan(w, (Plan *)lfirst(cc), nullptr, true, true);
             }
             return;
         }
@@ -335,13 +411,13 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
                                                : ((MergeAppend *)plan)->mergeplans;
             if (IsA(plan, MergeAppend)) {
                 MergeAppend *ma = (MergeAppend *)plan;
-                demand_columns(&outer, ma->numCols, ma->sortColIdx);
+                if (ordered) demand_columns(&outer, ma->numCols, ma->sortColIdx);
             }
             walk_tlist(&f, plan->targetlist, demand, demand_all);
             walk_exprs(&f, plan->qual);
             bool all = demand_all || bms_is_member(0, outer);
             ListCell *cc;
-            foreach (cc, children) walk_plan(w, (Plan *)lfirst(cc), outer, all);
+            foreach (cc, children) walk_plan(w, (Plan *)lfirst(cc), outer, all, ordered);
             return;
         }
         case T_RecursiveUnion:
@@ -349,13 +425,13 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
         case T_BitmapOr: {
             // Recursive union feeds itself through its work table: every column is needed.
             if (IsA(plan, RecursiveUnion)) {
-                walk_plan(w, plan->lefttree, nullptr, true);
-                walk_plan(w, plan->righttree, nullptr, true);
+                walk_plan(w, plan->lefttree, nullptr, true, ordered);
+                walk_plan(w, plan->righttree, nullptr, true, ordered);
             } else {
                 List *children = IsA(plan, BitmapAnd) ? ((BitmapAnd *)plan)->bitmapplans
                                                       : ((BitmapOr *)plan)->bitmapplans;
                 ListCell *cc;
-                foreach (cc, children) walk_plan(w, (Plan *)lfirst(cc), nullptr, false);
+                foreach (cc, children) walk_plan(w, (Plan *)lfirst(cc), nullptr, false, false);
             }
             return;
         }
@@ -382,8 +458,9 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
                     walk_exprs(&f, action->targetList);
                 }
             }
-            // The rows to write (new values, join for MERGE) are wholly consumed.
-            walk_plan(w, plan->lefttree, nullptr, true);
+            // The rows to write (new values, join for MERGE) are wholly consumed, in their order
+            // (a table's physical order shows it).
+            walk_plan(w, plan->lefttree, nullptr, true, true);
             return;
         }
         default:
@@ -419,12 +496,16 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
         case T_Memoize:
             walk_exprs(&f, ((Memoize *)plan)->param_exprs);
             break;
+        // A sort's keys are reads when the order it makes reaches the client or a choice of rows
+        // (a grouping, join or window above demands its own keys).
         case T_Sort:
-            demand_columns(&outer, ((Sort *)plan)->numCols, ((Sort *)plan)->sortColIdx);
+            if (ordered)
+                demand_columns(&outer, ((Sort *)plan)->numCols, ((Sort *)plan)->sortColIdx);
             break;
         case T_IncrementalSort:
-            demand_columns(&outer, ((IncrementalSort *)plan)->sort.numCols,
-                           ((IncrementalSort *)plan)->sort.sortColIdx);
+            if (ordered)
+                demand_columns(&outer, ((IncrementalSort *)plan)->sort.numCols,
+                               ((IncrementalSort *)plan)->sort.sortColIdx);
             break;
         case T_Group:
             demand_columns(&outer, ((Group *)plan)->numCols, ((Group *)plan)->grpColIdx);
@@ -459,8 +540,9 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
                 outer = bms_add_member(outer, ((SetOp *)plan)->flagColIdx);
             break;
         case T_GatherMerge:
-            demand_columns(&outer, ((GatherMerge *)plan)->numCols,
-                           ((GatherMerge *)plan)->sortColIdx);
+            if (ordered)
+                demand_columns(&outer, ((GatherMerge *)plan)->numCols,
+                               ((GatherMerge *)plan)->sortColIdx);
             break;
         case T_Limit: {
             Limit *limit = (Limit *)plan;
@@ -476,14 +558,16 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all) {
             break;
         default:
             // A node we do not know: be safe, everything below is read.
-            walk_plan(w, plan->lefttree, nullptr, true);
-            walk_plan(w, plan->righttree, nullptr, true);
+            walk_plan(w, plan->lefttree, nullptr, true, true);
+            walk_plan(w, plan->righttree, nullptr, true, true);
             return;
     }
     bool outer_all = bms_is_member(0, outer);
     bool inner_all = bms_is_member(0, inner);
-    walk_plan(w, plan->lefttree, outer, outer_all);
-    walk_plan(w, plan->righttree, inner, inner_all);
+    bool outer_ordered = ordered, inner_ordered = ordered;
+    rows_order(plan, &outer_ordered, &inner_ordered);
+    walk_plan(w, plan->lefttree, outer, outer_all, outer_ordered);
+    walk_plan(w, plan->righttree, inner, inner_all, inner_ordered);
 }
 
 Walk new_walk(PlannedStmt *stmt, const bool *watched) {
@@ -495,6 +579,7 @@ Walk new_walk(PlannedStmt *stmt, const bool *watched) {
     int n = list_length(stmt->subplans) + 1;
     w.subplan_seen = (bool *)palloc0(sizeof(bool) * n);
     w.subplan_all = (bool *)palloc0(sizeof(bool) * n);
+    w.subplan_ordered = (bool *)palloc0(sizeof(bool) * n);
     w.subplan_demand = (Bitmapset **)palloc0(sizeof(Bitmapset *) * n);
     return w;
 }
@@ -525,10 +610,10 @@ ReadSet plan_read_set(PlannedStmt *stmt, const bool *watched) {
             record_selected(&w, rti);
     }
     // The statement's output, junk columns (sort keys) included, is what the client asked for.
-    walk_plan(&w, stmt->planTree, nullptr, true);
+    walk_plan(&w, stmt->planTree, nullptr, true, true);
     // Subplans reached by no reference still run (data-modifying CTEs): their quals are reads.
     for (int i = 0; i < list_length(stmt->subplans); ++i)
-        if (!w.subplan_seen[i]) walk_subplan(&w, i + 1, nullptr, false);
+        if (!w.subplan_seen[i]) walk_subplan(&w, i + 1, nullptr, false, false);
     return copy_out(w, walk_context, caller);
 }
 
