@@ -40,6 +40,23 @@ SELECT d->>'audited' AS audited, d->>'decision_id' AS decision_id FROM clarify.l
 RESET ROLE;
 SELECT :'audited' AS audited, count(*) AS matching_rows FROM clarify.audit_log WHERE decision_id = :'decision_id'::bigint;
 
+-- The record is kept as the canonical JSON the parser makes of it, never as typed. What jsonb
+-- refuses is refused at SET (a byte order mark, once accepted, made every read of clarify.audit
+-- fail), and two spellings of one record are one stored text.
+SET ROLE regress_agent;
+SET pg_clarify.resolution = '{"question_id": "q_audit_canon", "question": "booked revenue", "bindings": [{"concept": "metric.booked_revenue", "source": "explicit"}]}';
+SELECT sum(booked_amount) > 0 AS ran FROM sales.orders;
+SET pg_clarify.resolution = E'\xEF\xBB\xBF{"question_id": "q_audit_bom", "question": "booked revenue", "bindings": [{"concept": "metric.booked_revenue", "source": "explicit"}]}';
+SELECT sum(booked_amount) > 0 AS ran FROM sales.orders;
+SET pg_clarify.resolution = '{ "bindings" : [ { "source" : "explicit", "concept" : "metric.booked_revenue" } ],
+                              "question" : "booked revenue", "question_id" : "q_audit_canon" }';
+SHOW pg_clarify.resolution;
+SELECT sum(booked_amount) > 0 AS ran FROM sales.orders;
+SELECT clarify.last_decision()->'record' AS last_record;
+RESET ROLE;
+SELECT question_id, decision, record FROM clarify.audit WHERE question_id IN ('q_audit_canon', 'q_audit_bom') ORDER BY decision_id;
+SELECT body FROM clarify.audit_texts WHERE body LIKE '%q\_audit\_canon%' OR body LIKE '%q\_audit\_bom%';
+
 -- 1,000 rejections caught in a PL/pgSQL EXCEPTION loop, in a transaction then rolled back:
 -- 1,000 rows.
 SET ROLE regress_agent;

@@ -21,6 +21,21 @@ SET pg_clarify.resolution = '{"question": "Total recognised revenue please", "bi
 SELECT public.gate_state('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS alias;
 SET pg_clarify.resolution = '{"question": "Show unrecognized revenues", "bindings": [{"concept": "metric.recognized_revenue", "source": "explicit"}]}';
 SELECT public.gate('SELECT sum(recognized_amount) FROM sales.revenue_ledger')->'detail'->'slots'->0->>'reason' AS label_inside_word;
+-- Labels and aliases in any script compare under Unicode simple case folding (the aliases are
+-- added for one transaction only).
+RESET ROLE;
+BEGIN;
+UPDATE clarify.concepts SET aliases = '{recognised revenue, przychód łódź, λογιστικά έσοδα}' WHERE id = 'metric.recognized_revenue';
+SET ROLE regress_agent;
+SET LOCAL pg_clarify.resolution = '{"question": "Pokaż PRZYCHÓD ŁÓDŹ za kwartał", "bindings": [{"concept": "metric.recognized_revenue", "source": "explicit"}]}';
+SELECT public.gate_state('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS polish_alias;
+SET LOCAL pg_clarify.resolution = '{"question": "ΛΟΓΙΣΤΙΚΆ ΈΣΟΔΑ ανά χώρα", "bindings": [{"concept": "metric.recognized_revenue", "source": "explicit"}]}';
+SELECT public.gate_state('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS greek_alias;
+-- Neighbouring letters are not one letter: Ń is not ł.
+SET LOCAL pg_clarify.resolution = '{"question": "przychód Ńódź", "bindings": [{"concept": "metric.recognized_revenue", "source": "explicit"}]}';
+SELECT public.gate('SELECT sum(recognized_amount) FROM sales.revenue_ledger')->'detail'->'slots'->0->>'reason' AS other_letter;
+ROLLBACK;
+SET ROLE regress_agent;
 
 -- Forged confirmations: claimed, but no approval row exists -> QC004.
 SET pg_clarify.resolution = '{"question_id": "q_2001", "metric": "metric.recognized_revenue", "user_confirmed": true}';

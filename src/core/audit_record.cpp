@@ -12,7 +12,7 @@ std::string decision_reason(const Decision &d) {
 }
 
 AuditRecord audit_record_of(const Catalog &catalog, const Decision &decision,
-                            const ResolutionRecord &record, const std::string &record_text) {
+                            const ResolutionRecord &record) {
     AuditRecord a;
     a.allowed = decision.allowed();
     a.state = decision.state;
@@ -21,7 +21,7 @@ AuditRecord audit_record_of(const Catalog &catalog, const Decision &decision,
     a.columns = columns_json(decision);
     a.bindings = bindings_json(decision);
     if (!a.allowed) a.payload = decision_json(catalog, decision, "", record.question_id, false);
-    a.record = record_text;
+    a.record = record.json;
     return a;
 }
 

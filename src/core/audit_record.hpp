@@ -27,7 +27,8 @@ struct AuditRecord {
     std::string columns;   // JSON array of column names
     std::string bindings;  // JSON array, per covered column
     std::string payload;   // the DETAIL JSON without decision_id; "" when allowed
-    std::string record;    // the resolution record's text as it was; "" when none
+    std::string
+        record;  // the resolution record as canonical JSON (ResolutionRecord::json); "" when none
     // Non-empty for a note about an earlier decision (same decision_id), not a decision: e.g.
     // that its statement was refused because its decision was not audited in time.
     std::string note;
@@ -71,7 +72,7 @@ class AuditFormatError : public std::runtime_error {
 
 // The audit record of a decision; decision_id, time, roles and statement are filled by the caller.
 AuditRecord audit_record_of(const Catalog &catalog, const Decision &decision,
-                            const ResolutionRecord &record, const std::string &record_text);
+                            const ResolutionRecord &record);
 
 // A top-level reason: the first failing slot's, or how the statement was resolved.
 std::string decision_reason(const Decision &decision);

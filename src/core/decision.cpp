@@ -1,4 +1,5 @@
 #include "decision.hpp"
+#include "words.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -52,54 +53,6 @@ const char *to_string(CoverageSource source) {
 }
 
 namespace {
-
-// Whole-word matching works on code points: UTF-8 is decoded, letters folded to lower case
-// (ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic), and punctuation of any script separates
-// words, so curly quotes or a no-break space next to a label still count as boundaries.
-std::u32string fold(const std::string &text) {
-    std::u32string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size();) {
-        unsigned char c = static_cast<unsigned char>(text[i]);
-        char32_t cp = c;
-        int extra = c < 0x80           ? 0
-                    : (c >> 5) == 0x6  ? 1
-                    : (c >> 4) == 0xE  ? 2
-                    : (c >> 3) == 0x1E ? 3
-                                       : -1;
-        if (extra < 0 || i + extra >= text.size() + (extra == 0 ? 1 : 0)) {
-            out.push_back(0xFFFD);  // invalid or truncated sequence: a boundary, never a letter
-            ++i;
-            continue;
-        }
-        if (extra > 0) {
-            cp = c & (0x3F >> extra);
-            for (int k = 1; k <= extra; ++k)
-                cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-        }
-        i += extra + 1;
-        if (cp >= 'A' && cp <= 'Z')
-            cp += 32;
-        else if ((cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) || (cp >= 0x391 && cp <= 0x3AB) ||
-                 (cp >= 0x410 && cp <= 0x42F))
-            cp += 32;
-        else if (cp >= 0x400 && cp <= 0x40F)
-            cp += 80;
-        else if (cp >= 0x100 && cp <= 0x17F && cp % 2 == 0 && cp != 0x130 && cp != 0x138)
-            cp += 1;
-        out.push_back(cp);
-    }
-    return out;
-}
-
-bool is_word_char(char32_t cp) {
-    if (cp < 0x80) return std::isalnum(static_cast<int>(cp)) || cp == '_';
-    if (cp <= 0xBF || cp == 0xD7 || cp == 0xF7 || cp == 0xFFFD) return false;
-    if ((cp >= 0x2000 && cp <= 0x2BFF) || (cp >= 0x3000 && cp <= 0x303F) ||
-        (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF0F))
-        return false;
-    return true;
-}
 
 std::string quoted(const std::string &s) {
     return "\"" + s + "\"";
@@ -448,19 +401,6 @@ void merge_slot(std::vector<Slot> &slots, Slot slot, const std::string &column) 
 }
 
 }  // namespace
-
-bool contains_whole_words(const std::string &text, const std::string &phrase) {
-    const std::u32string hay = fold(text), needle = fold(phrase);
-    if (needle.empty()) return false;
-    for (std::size_t pos = hay.find(needle); pos != std::u32string::npos;
-         pos = hay.find(needle, pos + 1)) {
-        bool starts = pos == 0 || !is_word_char(hay[pos - 1]);
-        std::size_t end = pos + needle.size();
-        bool ends = end == hay.size() || !is_word_char(hay[end]);
-        if (starts && ends) return true;
-    }
-    return false;
-}
 
 TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
                             const ResolutionRecord &record, const std::string &term,

@@ -80,7 +80,4 @@ struct Decision {
 Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
                 const std::vector<const GovernedColumn *> &read);
 
-// Whole-word, case-insensitive match used to verify `explicit` bindings.
-bool contains_whole_words(const std::string &text, const std::string &phrase);
-
 }  // namespace clarify

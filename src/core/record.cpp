@@ -37,45 +37,12 @@ bool is_blank(std::string_view text) {
     return true;
 }
 
-// Measured before parsing so that hostile nesting never reaches the parser.
-int nesting_depth(std::string_view text) {
-    int depth = 0, deepest = 0;
-    bool in_string = false, escaped = false;
-    for (char c : text) {
-        if (in_string) {
-            if (escaped)
-                escaped = false;
-            else if (c == '\\')
-                escaped = true;
-            else if (c == '"')
-                in_string = false;
-            continue;
-        }
-        if (c == '"')
-            in_string = true;
-        else if (c == '{' || c == '[') {
-            if (++depth > deepest) deepest = depth;
-            if (deepest > kMaxRecordDepth) return deepest;
-        } else if (c == '}' || c == ']')
-            --depth;
-    }
-    return deepest;
-}
-
-// PostgreSQL text cannot hold NUL: a record with one could never be audited.
-std::string checked_text(const json &value, const char *key, const std::string &where) {
-    std::string text = value.get<std::string>();
-    if (text.find('\0') != std::string::npos)
-        throw RecordError(where + "\"" + key + "\" must not contain \\u0000");
-    return text;
-}
-
 std::string optional_string(const json &object, const char *key, const std::string &where) {
     auto it = object.find(key);
     if (it == object.end() || it->is_null()) return {};
     if (!it->is_string())
         throw RecordError(where + "\"" + key + "\" must be a string, not " + it->type_name());
-    return checked_text(*it, key, where);
+    return it->get<std::string>();
 }
 
 std::string required_string(const json &object, const char *key, const std::string &where) {
@@ -84,7 +51,7 @@ std::string required_string(const json &object, const char *key, const std::stri
         throw RecordError(where + "\"" + key + "\" is required");
     if (!it->is_string())
         throw RecordError(where + "\"" + key + "\" must be a string, not " + it->type_name());
-    std::string value = checked_text(*it, key, where);
+    std::string value = it->get<std::string>();
     if (is_blank(value)) throw RecordError(where + "\"" + key + "\" must not be empty");
     return value;
 }
@@ -133,29 +100,7 @@ ResolutionRecord parse_shorthand(const json &root) {
     return record;
 }
 
-}  // namespace
-
-ResolutionRecord parse_record(std::string_view text) {
-    if (text.size() > kMaxRecordBytes)
-        throw RecordError("the record has " + std::to_string(text.size()) + " bytes; at most " +
-                          std::to_string(kMaxRecordBytes) + " are accepted");
-    if (is_blank(text)) return {};
-    if (nesting_depth(text) > kMaxRecordDepth)
-        throw RecordError("the record nests deeper than " + std::to_string(kMaxRecordDepth) +
-                          " levels");
-    json root;
-    try {
-        root = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error &e) {
-        std::string what = e.what();
-        auto colon = what.find("] ");
-        throw RecordError("malformed JSON: " +
-                          (colon == std::string::npos ? what : what.substr(colon + 2)));
-    }
-    if (!root.is_object())
-        throw RecordError(std::string("the record must be a JSON object, not ") + root.type_name());
-    if (root.contains("metric") && !root.contains("bindings")) return parse_shorthand(root);
-
+ResolutionRecord parse_full(const json &root) {
     reject_unknown_keys(root, {"question_id", "question", "bindings"}, "");
     ResolutionRecord record;
     record.question_id = optional_string(root, "question_id", "");
@@ -177,6 +122,39 @@ ResolutionRecord parse_record(std::string_view text) {
         binding.source = source_of(required_string(item, "source", where), where, "source");
         record.bindings.push_back(std::move(binding));
     }
+    return record;
+}
+
+}  // namespace
+
+ResolutionRecord parse_record(std::string_view text, DatabaseEncoding encoding) {
+    if (text.size() > kMaxRecordBytes)
+        throw RecordError("the record has " + std::to_string(text.size()) + " bytes; at most " +
+                          std::to_string(kMaxRecordBytes) + " are accepted");
+    if (is_blank(text)) return {};
+    // PostgreSQL's rules first: the parser below is more lenient (it skips a byte order mark,
+    // takes \u0000), and what it accepts must still cast to jsonb wherever the record is kept.
+    try {
+        check_jsonb_input(text, encoding, kMaxRecordDepth);
+    } catch (const JsonbInputError &e) {
+        throw RecordError(e.what());
+    }
+    json root;
+    try {
+        root = json::parse(text.begin(), text.end());
+    } catch (const json::exception &e) {
+        // Only what PostgreSQL accepts gets here: e.g. a number too large for a double.
+        std::string what = e.what();
+        auto colon = what.find("] ");
+        throw RecordError("unreadable JSON: " +
+                          (colon == std::string::npos ? what : what.substr(colon + 2)));
+    }
+    if (!root.is_object())
+        throw RecordError(std::string("the record must be a JSON object, not ") + root.type_name());
+    ResolutionRecord record = root.contains("metric") && !root.contains("bindings")
+                                  ? parse_shorthand(root)
+                                  : parse_full(root);
+    record.json = root.dump();
     return record;
 }
 
@@ -209,7 +187,7 @@ std::string get_string(const char *&p) {
 
 }  // namespace
 
-// Layout: u32 total size, u32 binding count, question_id, question, then per binding
+// Layout: u32 total size, u32 binding count, question_id, question, json, then per binding
 // term, concept, u32 source; strings are u32 length + bytes.
 std::vector<char> flatten(const ResolutionRecord &record) {
     std::vector<char> out;
@@ -217,6 +195,7 @@ std::vector<char> flatten(const ResolutionRecord &record) {
     put_u32(out, static_cast<std::uint32_t>(record.bindings.size()));
     put_string(out, record.question_id);
     put_string(out, record.question);
+    put_string(out, record.json);
     for (const Binding &b : record.bindings) {
         put_string(out, b.term);
         put_string(out, b.concept_id);
@@ -239,6 +218,7 @@ ResolutionRecord unflatten(const void *block) {
     std::uint32_t count = get_u32(p);
     record.question_id = get_string(p);
     record.question = get_string(p);
+    record.json = get_string(p);
     record.bindings.reserve(count);
     for (std::uint32_t i = 0; i < count; ++i) {
         Binding b;

@@ -1,6 +1,7 @@
 // The resolution record an agent attaches with SET pg_clarify.resolution: claims, not permission.
 #pragma once
 #include "core_guard.hpp"
+#include "jsonb_input.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -26,6 +27,10 @@ struct ResolutionRecord {
     std::string question_id;  // empty when absent
     std::string question;
     std::vector<Binding> bindings;
+    // The record as kept and shown (audit, last_decision(), SHOW): the parser's own serialization
+    // of what was set (keys sorted, no whitespace, the last of duplicate keys), never the text as
+    // typed. Empty when there is no record.
+    std::string json;
 };
 
 // Thrown for a record that must not be accepted; what() names the problem for the SET's error.
@@ -38,7 +43,9 @@ constexpr std::size_t kMaxRecordBytes = 64 * 1024;
 constexpr int kMaxRecordDepth = 8;
 
 // Validates and parses either shape of CONTRACT §5. An empty or blank text is "no record".
-ResolutionRecord parse_record(std::string_view json);
+// The text must also be one PostgreSQL's jsonb accepts in a database of this encoding.
+ResolutionRecord parse_record(std::string_view json,
+                              DatabaseEncoding encoding = DatabaseEncoding::Utf8);
 
 // A pointer-free, contiguous encoding of a parsed record, kept as the GUC's extra so that the
 // text is parsed once at SET time. flatten() output starts with its own total size.

@@ -233,8 +233,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
         AgentContext ctx = agent_context(catalog);
         cached.decision = decide(catalog, ctx, record, read);
         // Captured now: a rejection's abort will undo any SET LOCAL of the record.
-        cached.audit = audit_record_of(catalog, cached.decision, record,
-                                       resolution_text ? resolution_text : "");
+        cached.audit = audit_record_of(catalog, cached.decision, record);
         cached.audit.shape_hash = shape_hash_of(cached.audit);
         if (!cached.audit.record.empty())
             cached.audit.record_hash = content_hash("record", cached.audit.record);

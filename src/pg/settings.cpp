@@ -3,6 +3,8 @@
 #include "boundary.hpp"
 
 extern "C" {
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 }
 
@@ -38,27 +40,65 @@ struct ParsedRecord {
 };
 ParsedRecord parsed;
 
+// Copies a refusal into the fixed buffer the GUC message is built from, cut at a character
+// boundary: a message must stay valid UTF-8 whatever the key or value it quotes.
+void copy_problem(char (&out)[512], const char *text) {
+    std::size_t n = std::strlen(text);
+    if (n >= sizeof(out)) {
+        n = sizeof(out) - 1;
+        while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+    }
+    std::memcpy(out, text, n);
+    out[n] = '\0';
+}
+
+// What jsonb can hold here. Before a database is chosen (the server's configuration file) the
+// encoding that will apply is unknown, so only ASCII is safe.
+DatabaseEncoding database_encoding() {
+    if (!OidIsValid(MyDatabaseId)) return DatabaseEncoding::Other;
+    switch (GetDatabaseEncoding()) {
+        case PG_UTF8:
+            return DatabaseEncoding::Utf8;
+        case PG_SQL_ASCII:
+            return DatabaseEncoding::SqlAscii;
+        default:
+            return DatabaseEncoding::Other;
+    }
+}
+
 // Validates a new value: every refusal names its problem and leaves the old value in place.
+// An accepted value is replaced by its canonical JSON, so SHOW and the audit agree.
 bool check_resolution(char **newval, void **extra, GucSource) {
     char problem[512] = "";
     void *block = nullptr;
+    char *canonical = nullptr;
+    DatabaseEncoding encoding = database_encoding();
     try {
-        std::vector<char> flat = flatten(parse_record(*newval ? *newval : ""));
+        ResolutionRecord record = parse_record(*newval ? *newval : "", encoding);
+        std::vector<char> flat = flatten(record);
+        bool replace = *newval && record.json != *newval;
         block = std::malloc(flat.size());
-        if (block)
+        canonical = replace ? static_cast<char *>(std::malloc(record.json.size() + 1)) : nullptr;
+        if (!block || (replace && !canonical)) {
+            std::free(block);
+            std::free(canonical);
+            block = canonical = nullptr;
+            copy_problem(problem, "out of memory");
+        } else {
             std::memcpy(block, flat.data(), flat.size());
-        else
-            std::strncpy(problem, "out of memory", sizeof(problem) - 1);
+            if (canonical) std::memcpy(canonical, record.json.c_str(), record.json.size() + 1);
+        }
     } catch (const RecordError &e) {
-        std::strncpy(problem, e.what(), sizeof(problem) - 1);
+        copy_problem(problem, e.what());
     } catch (const std::bad_alloc &) {
-        std::strncpy(problem, "out of memory", sizeof(problem) - 1);
+        copy_problem(problem, "out of memory");
     } catch (const std::exception &e) {
-        std::strncpy(problem, e.what(), sizeof(problem) - 1);
+        copy_problem(problem, e.what());
     } catch (...) {
-        std::strncpy(problem, "unexpected error", sizeof(problem) - 1);
+        copy_problem(problem, "unexpected error");
     }
     if (!block) {
+        std::free(canonical);
         GUC_check_errcode(ERRCODE_INVALID_PARAMETER_VALUE);
         GUC_check_errmsg("invalid resolution record: %s", problem);
         GUC_check_errhint(
@@ -66,6 +106,11 @@ bool check_resolution(char **newval, void **extra, GucSource) {
             "[{\"term\": text, \"concept\": text, \"source\": "
             "\"user_confirmation\" | \"approved_default\" | \"explicit\"}]}.");
         return false;
+    }
+    // String settings are malloc'd and released with free(): the value replaced is ours to free.
+    if (canonical) {
+        std::free(*newval);
+        *newval = canonical;
     }
     *extra = block;
     return true;

@@ -33,6 +33,16 @@ AuditRecord sample() {
     return a;
 }
 
+TEST(AuditRecord, KeepsTheRecordAsCanonicalJson) {
+    // Never the text as set: the audit casts it to jsonb, and hashes it to store it once.
+    ResolutionRecord record =
+        parse_record(" {\"question\" : \"q\\u00fc\", \"question_id\": \"q_7\"}\n");
+    AuditRecord a = audit_record_of(Catalog{}, Decision{}, record);
+    EXPECT_EQ(a.record, "{\"question\":\"q\xc3\xbc\",\"question_id\":\"q_7\"}");
+    EXPECT_EQ(a.question_id, "q_7");
+    EXPECT_EQ(audit_record_of(Catalog{}, Decision{}, ResolutionRecord{}).record, "");
+}
+
 TEST(AuditRecord, RoundTripsThroughTheQueueEncoding) {
     AuditRecord a = sample();
     std::string bytes;

@@ -304,11 +304,112 @@ TEST(RecordRefusal, NestingJustPastTheLimit) {
     EXPECT_FALSE(refusal(json).empty());
 }
 
+TEST(RecordRefusal, AByteOrderMarkIsRefused) {
+    // Accepted once and kept as typed, it made every read of clarify.audit fail.
+    std::string message = refusal("\xef\xbb\xbf" + std::string(kArticleRecord));
+    EXPECT_TRUE(mentions(message, "byte order mark")) << message;
+}
+
+TEST(RecordRefusal, WhatJsonbRefusesIsRefused) {
+    const char *cases[][2] = {
+        {R"({"question_id":"q","question":"a\u0000b"})", "\\u0000"},
+        {R"({"question_id":"q\u0000x"})", "\\u0000"},
+        {R"({"question\u0000":"x"})", "\\u0000"},
+        {R"({"question":"revenue \ud800"})", "surrogate"},
+        {R"({"question":"revenue \udc00\ud800"})", "surrogate"},
+        {R"({"question":"\ud83d\ud83d"})", "surrogate"},
+        {"{\"question\":\"f\xc3\"}", "UTF-8"},
+        {"{\"question\":\"x\"}\f", "malformed"},
+        {R"({"question":"x","bindings":[],"n":1e131072})", "numeric"},
+    };
+    for (const auto &c : cases) {
+        std::string message = refusal(c[0]);
+        EXPECT_TRUE(mentions(message, c[1])) << c[0] << ": " << message;
+    }
+}
+
+TEST(RecordRefusal, NonAsciiNeedsAnEncodingThatHoldsIt) {
+    const std::string raw = "{\"question\":\"Umsatz f\xc3\xbcr K\xc3\xb6ln\"}";
+    const std::string escaped = R"({"question":"Umsatz f\u00fcr K\u00f6ln"})";
+    EXPECT_EQ(parse_record(raw, DatabaseEncoding::SqlAscii).question, "Umsatz für Köln");
+    EXPECT_THROW(parse_record(escaped, DatabaseEncoding::SqlAscii), RecordError);
+    EXPECT_THROW(parse_record(raw, DatabaseEncoding::Other), RecordError);
+    EXPECT_THROW(parse_record(escaped, DatabaseEncoding::Other), RecordError);
+    EXPECT_EQ(parse_record(R"({"question":"Umsatz in K\u006fln"})", DatabaseEncoding::Other).json,
+              R"({"question":"Umsatz in Koln"})");
+}
+
+// --- the canonical JSON the record is kept as ---
+
+TEST(RecordCanonical, ThePartsOwnSerializationNotTheTextAsTyped) {
+    ResolutionRecord r = parse_record(kArticleRecord);
+    EXPECT_EQ(r.json,
+              R"({"bindings":[{"concept":"metric.recognized_revenue","source":"user_confirmation",)"
+              R"("term":"revenue"},{"concept":"dim.customer_country","source":"approved_default",)"
+              R"("term":"country"}],"question":"Show revenue for Germany last quarter",)"
+              R"("question_id":"q_1042"})");
+}
+
+TEST(RecordCanonical, SpellingsOfOneRecordAreOneText) {
+    // The audit stores a record once per text: the same claims must be the same text.
+    std::string a = parse_record(R"({"question_id":"q","question":"Zeige Umsatz"})").json;
+    EXPECT_EQ(
+        parse_record(" {\n\t\"question\" : \"Zeige Umsatz\" ,\r\n \"question_id\":\"q\" } ").json,
+        a);
+    EXPECT_EQ(parse_record(R"({"question":"Zeige \u0055msatz","question_id":"\u0071"})").json, a);
+    EXPECT_EQ(parse_record(R"({"question":"Zeige Umsatz","question_id":"q"})").json, a);
+}
+
+TEST(RecordCanonical, EscapesBecomeCharactersAndControlsStayEscaped) {
+    ResolutionRecord r = parse_record(R"({"question":"f\u00fcr \/ \ud83d\ude80 \u001f\t\"x\""})");
+    EXPECT_EQ(r.question, "für / 🚀 \x1f\t\"x\"");
+    EXPECT_EQ(r.json, "{\"question\":\"f\xc3\xbcr / \xf0\x9f\x9a\x80 \\u001f\\t\\\"x\\\"\"}");
+}
+
+TEST(RecordCanonical, TheLastOfDuplicateKeysWinsAsInJsonb) {
+    ResolutionRecord r =
+        parse_record(R"({"question":"first","question_id":"q","question":"last"})");
+    EXPECT_EQ(r.question, "last");
+    EXPECT_EQ(r.json, R"({"question":"last","question_id":"q"})");
+}
+
+TEST(RecordCanonical, TheShorthandKeepsItsShape) {
+    ResolutionRecord r = parse_record(
+        R"({ "user_confirmed" : true, "metric" : "metric.recognized_revenue", "question_id" : "q" })");
+    EXPECT_EQ(r.json,
+              R"({"metric":"metric.recognized_revenue","question_id":"q","user_confirmed":true})");
+}
+
+TEST(RecordCanonical, ParsingTheCanonicalTextGivesItBack) {
+    // A parallel worker parses the leader's (canonical) value again.
+    for (const char *text :
+         {kArticleRecord, R"({"question":"f\u00fcr \u001f","bindings":null})",
+          R"({"question_id":null,"metric":"m","resolution_source":"explicit"})"}) {
+        std::string once = parse_record(text).json;
+        EXPECT_EQ(parse_record(once).json, once) << text;
+        EXPECT_EQ(parse_record(once, DatabaseEncoding::SqlAscii).json, once) << text;
+    }
+}
+
+TEST(RecordCanonical, NoRecordHasNoText) {
+    EXPECT_EQ(parse_record("").json, "");
+    EXPECT_EQ(parse_record(" \n\t").json, "");
+}
+
+TEST(RecordCanonical, TheSizeLimitCountsTheTextAsSet) {
+    // 64 kB of the value as set, however short its canonical form would be.
+    std::string body = R"({"question_id":"q"})";
+    std::string padded = body + std::string(kMaxRecordBytes - body.size(), ' ');
+    EXPECT_EQ(parse_record(padded).json, body);
+    EXPECT_FALSE(refusal(padded + " ").empty());
+}
+
 // --- the flat encoding kept as the GUC's extra ---
 
 void expect_same(const ResolutionRecord &a, const ResolutionRecord &b) {
     EXPECT_EQ(a.question_id, b.question_id);
     EXPECT_EQ(a.question, b.question);
+    EXPECT_EQ(a.json, b.json);
     ASSERT_EQ(a.bindings.size(), b.bindings.size());
     for (std::size_t i = 0; i < a.bindings.size(); ++i) {
         EXPECT_EQ(a.bindings[i].term, b.bindings[i].term) << "binding " << i;
@@ -369,6 +470,12 @@ TEST(RecordFlat, Utf8RoundTrips) {
     r.question = "Zeige den Umsatz für Deutschland – Q3 € 日本語 🚀";
     r.bindings.push_back({"umsatz", "metric.anerkannter_umsatz_é", BindingSource::Explicit});
     expect_same(round_trip(r), r);
+}
+
+TEST(RecordFlat, TheCanonicalTextRoundTrips) {
+    ResolutionRecord r = parse_record(kArticleRecord);
+    ASSERT_FALSE(r.json.empty());
+    EXPECT_EQ(round_trip(r).json, r.json);
 }
 
 TEST(RecordFlat, ParsedUtf8RoundTrips) {
