@@ -648,14 +648,16 @@ COMMENT ON FUNCTION clarify.release_role(regrole) IS
 
 -- Decisions arrive at tens of thousands per second, so a row holds only numbers and the question
 -- id; statement texts, records and decision shapes (state, reason, columns, bindings, payload)
--- repeat and are stored once each, keyed by a 64-bit content hash. clarify.audit joins them back.
+-- repeat and are stored once each, keyed by a keyed 128-bit hash (SipHash-2-4 under a key drawn at
+-- each server start, never shown to SQL): nobody can choose or predict the identity of a text.
+-- The writer compares the bytes before it reuses a stored text. clarify.audit joins them back.
 CREATE TABLE clarify.audit_texts (
-    hash bigint PRIMARY KEY,
+    hash uuid PRIMARY KEY,
     body text NOT NULL
 );
 
 CREATE TABLE clarify.audit_shapes (
-    hash     bigint PRIMARY KEY,
+    hash     uuid PRIMARY KEY,
     allowed  boolean NOT NULL,
     state    text NOT NULL,
     reason   text NOT NULL,
@@ -679,9 +681,9 @@ CREATE TABLE clarify.audit_batches (
     acting_roles     oid[] COMPRESSION lz4 NOT NULL,
     pids             integer[] COMPRESSION lz4 NOT NULL,
     query_ids        bigint[] COMPRESSION lz4 NOT NULL,
-    statement_hashes bigint[] COMPRESSION lz4 NOT NULL,
-    shape_hashes     bigint[] COMPRESSION lz4 NOT NULL,
-    record_hashes    bigint[] COMPRESSION lz4 NOT NULL,
+    statement_hashes uuid[] COMPRESSION lz4 NOT NULL,
+    shape_hashes     uuid[] COMPRESSION lz4 NOT NULL,
+    record_hashes    uuid[] COMPRESSION lz4 NOT NULL,
     question_ids     text[] COMPRESSION lz4 NOT NULL
 );
 
@@ -710,7 +712,7 @@ CREATE INDEX audit_notes_decision_id_idx ON clarify.audit_notes (decision_id);
 -- Called by purge_audit() under its locks, before it deletes: audit writers forget which texts
 -- they stored, backends stop sending decisions without their texts, and the hashes that such
 -- decisions still queued refer to are returned (the purge keeps them).
-CREATE FUNCTION clarify.audit_purge_begin() RETURNS bigint[]
+CREATE FUNCTION clarify.audit_purge_begin() RETURNS uuid[]
     AS 'MODULE_PATHNAME', 'clarify_audit_purge_begin'
     LANGUAGE C VOLATILE;
 
@@ -800,7 +802,7 @@ CREATE FUNCTION clarify.purge_audit(older_than interval) RETURNS bigint
 AS $$
 DECLARE
     deleted bigint;
-    queued  bigint[];
+    queued  uuid[];
 BEGIN
     IF older_than IS NULL OR older_than < interval '0' THEN
         RAISE EXCEPTION 'older_than must be a non-negative interval'

@@ -34,6 +34,11 @@ void put(std::string &out, T value) {
     out.append(bytes, sizeof(T));
 }
 
+void put_hash(std::string &out, const AuditHash &h) {
+    put(out, h.lo);
+    put(out, h.hi);
+}
+
 void put_text(std::string &out, const std::string &s) {
     put<std::uint32_t>(out, static_cast<std::uint32_t>(s.size()));
     out += s;
@@ -57,6 +62,12 @@ class Reader {
         pos_ += n;
         return s;
     }
+    AuditHash hash() {
+        AuditHash h;
+        h.lo = get<std::uint64_t>();
+        h.hi = get<std::uint64_t>();
+        return h;
+    }
     bool done() const { return pos_ == bytes_.size(); }
 
   private:
@@ -67,7 +78,7 @@ class Reader {
     std::size_t pos_ = 0;
 };
 
-constexpr std::uint32_t kFormat = 0x41554435;  // "AUD5"
+constexpr std::uint32_t kFormat = 0x41554436;  // "AUD6"
 constexpr std::uint8_t kTextsStored = 1;
 
 }  // namespace
@@ -85,9 +96,9 @@ void put_fixed(const AuditRecord &a, std::string &out, std::uint8_t flags) {
     put<std::uint8_t>(out, a.allowed);
     put<std::uint8_t>(out, a.sync);
     put<std::uint8_t>(out, static_cast<std::uint8_t>(a.state));
-    put(out, a.record_hash);
-    put(out, a.shape_hash);
-    put(out, a.statement_hash);
+    put_hash(out, a.record_hash);
+    put_hash(out, a.shape_hash);
+    put_hash(out, a.statement_hash);
     put(out, flags);
 }
 }  // namespace
@@ -100,8 +111,8 @@ void encode(const AuditRecord &a, std::string &out) {
 }
 
 bool can_encode_stored(const AuditRecord &a) {
-    return a.note.empty() && a.statement_hash != 0 && a.shape_hash != 0 &&
-           (a.record.empty() ? a.record_hash == 0 : a.record_hash != 0);
+    return a.note.empty() && a.statement_hash && a.shape_hash &&
+           (a.record.empty() ? a.record_hash.none() : !a.record_hash.none());
 }
 
 void encode_stored(const AuditRecord &a, std::string &out) {
@@ -117,21 +128,24 @@ void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t dec
     std::memcpy(entry.data() + kAt, &decided_at, sizeof(decided_at));
 }
 
-bool short_entry_hashes(std::string_view prefix, std::int64_t hashes[3]) noexcept {
+bool short_entry_hashes(std::string_view prefix, AuditHash hashes[3]) noexcept {
     // Fixed offsets, no Reader: this runs under a lock on shared memory and must not throw.
-    constexpr std::size_t kRecord = 4 + 8 + 8 + 4 * 4 + 8 + 3, kShape = kRecord + 8,
-                          kStatement = kShape + 8, kFlags = kStatement + 8;
+    constexpr std::size_t kRecord = 4 + 8 + 8 + 4 * 4 + 8 + 3, kShape = kRecord + 16,
+                          kStatement = kShape + 16, kFlags = kStatement + 16;
     static_assert(kFlags + 1 == kAuditEntryPrefix, "the prefix ends with the flags byte");
     if (prefix.size() < kAuditEntryPrefix) return false;
     std::uint32_t format;
     std::memcpy(&format, prefix.data(), sizeof(format));
     if (format != kFormat || static_cast<std::uint8_t>(prefix[kFlags]) != kTextsStored)
         return false;
-    std::int64_t record, shape, statement;
-    std::memcpy(&record, prefix.data() + kRecord, 8);
-    std::memcpy(&shape, prefix.data() + kShape, 8);
-    std::memcpy(&statement, prefix.data() + kStatement, 8);
-    if (statement == 0 || shape == 0) return false;
+    auto hash_at = [&prefix](std::size_t offset) {
+        AuditHash h;
+        std::memcpy(&h.lo, prefix.data() + offset, 8);
+        std::memcpy(&h.hi, prefix.data() + offset + 8, 8);
+        return h;
+    };
+    AuditHash record = hash_at(kRecord), shape = hash_at(kShape), statement = hash_at(kStatement);
+    if (statement.none() || shape.none()) return false;
     hashes[0] = statement;
     hashes[1] = shape;
     hashes[2] = record;
@@ -142,55 +156,33 @@ AuditRecord decode(std::string_view bytes) {
     return to_record(decode_view(bytes));
 }
 
-// Eight bytes at a time (multiply-xorshift), then a final avalanche; stable across platforms
-// with the same byte order, which is all a key stored in the same database needs.
-std::int64_t content_hash(std::string_view kind, std::string_view text) {
-    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
-    std::uint64_t h = 0x243F6A8885A308D3ULL ^ (text.size() * kMul);
-    auto mix = [&h](std::string_view s) {
-        std::size_t i = 0;
-        for (; i + 8 <= s.size(); i += 8) {
-            std::uint64_t word;
-            std::memcpy(&word, s.data() + i, 8);
-            h = (h ^ word) * kMul;
-            h ^= h >> 29;
-        }
-        std::uint64_t tail = 0;
-        std::memcpy(&tail, s.data() + i, s.size() - i);
-        h = (h ^ tail ^ (std::uint64_t(s.size() - i) << 56)) * kMul;
-        h ^= h >> 32;
-    };
-    mix(kind);
-    mix(text);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ULL;
-    h ^= h >> 33;
-    return static_cast<std::int64_t>(h);
-}
-
 namespace {
 template <typename R>
-std::int64_t shape_hash_impl(const R &a) {
-    std::string key;
-    key.reserve(a.reason.size() + a.columns.size() + a.bindings.size() + a.payload.size() + 16);
-    key += a.allowed ? "1" : "0";
-    key += to_string(a.state);
-    for (std::string_view part : {std::string_view(a.reason), std::string_view(a.columns),
-                                  std::string_view(a.bindings), std::string_view(a.payload)}) {
-        key += '\0';
-        key += part;
+AuditHash shape_hash_impl(const AuditKey &k, const R &a) {
+    // Each part after its length: no two different shapes give the same bytes, whatever their
+    // texts contain (a reason can hold any character an agent put in a term).
+    SipHash128 sip(k);
+    sip.update(std::string_view("shape\0", 6));
+    sip.update(a.allowed ? "1" : "0");
+    for (std::string_view part :
+         {std::string_view(to_string(a.state)), std::string_view(a.reason),
+          std::string_view(a.columns), std::string_view(a.bindings), std::string_view(a.payload)}) {
+        unsigned char length[8];
+        for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(part.size() >> (8 * i));
+        sip.update(std::string_view(reinterpret_cast<const char *>(length), 8));
+        sip.update(part);
     }
-    return content_hash("shape", key);
+    AuditHash h = sip.finish();
+    if (h.none()) h.lo = 1;
+    return h;
 }
 }  // namespace
 
-std::int64_t shape_hash_of(const AuditRecord &a) {
-    return shape_hash_impl(a);
+AuditHash shape_hash_of(const AuditKey &key, const AuditRecord &a) {
+    return shape_hash_impl(key, a);
 }
-std::int64_t shape_hash_of(const AuditView &a) {
-    return shape_hash_impl(a);
+AuditHash shape_hash_of(const AuditKey &key, const AuditView &a) {
+    return shape_hash_impl(key, a);
 }
 
 AuditView decode_view(std::string_view bytes) {
@@ -210,14 +202,14 @@ AuditView decode_view(std::string_view bytes) {
     if (state > static_cast<std::uint8_t>(State::Unverified))
         throw AuditFormatError("audit entry with an unknown state");
     a.state = static_cast<State>(state);
-    a.record_hash = r.get<std::int64_t>();
-    a.shape_hash = r.get<std::int64_t>();
-    a.statement_hash = r.get<std::int64_t>();
+    a.record_hash = r.hash();
+    a.shape_hash = r.hash();
+    a.statement_hash = r.hash();
     auto flags = r.get<std::uint8_t>();
     if (flags & ~kTextsStored) throw AuditFormatError("audit entry with unknown flags");
     a.texts_stored = flags == kTextsStored;
     if (a.texts_stored) {
-        if (a.statement_hash == 0 || a.shape_hash == 0)
+        if (a.statement_hash.none() || a.shape_hash.none())
             throw AuditFormatError("short audit entry without its hashes");
         a.question_id = r.view();
     } else {

@@ -1,5 +1,6 @@
 // One audited decision (CONTRACT §8), as it crosses the shared-memory queue to the audit writer.
 #pragma once
+#include "audit_hash.hpp"
 #include "core_guard.hpp"
 #include "decision.hpp"
 
@@ -32,14 +33,15 @@ struct AuditRecord {
     // Non-empty for a note about an earlier decision (same decision_id), not a decision: e.g.
     // that its statement was refused because its decision was not audited in time.
     std::string note;
-    // Content hashes of the record and of the decision's shape (allowed, state, reason, columns,
-    // bindings, payload), computed once by the backend for a decision it reuses; 0: not given.
-    std::int64_t record_hash = 0;
-    std::int64_t shape_hash = 0;
-    std::int64_t statement_hash = 0;  // content_hash("statement", statement); 0: not given
+    // Keyed hashes (audit_hash.hpp) of the record and of the decision's shape (allowed, state,
+    // reason, columns, bindings, payload), computed once by the backend for a decision it reuses;
+    // none: not given.
+    AuditHash record_hash;
+    AuditHash shape_hash;
+    AuditHash statement_hash;  // content_hash(key, "statement", statement); none: not given
     // Decoded from a short entry (encode_stored): the statement, shape and record are already in
     // the audit under their hashes, so their texts were not sent (they are empty here); the
-    // record is absent when record_hash is 0.
+    // record is absent when record_hash is none.
     bool texts_stored = false;
 };
 
@@ -53,14 +55,14 @@ struct AuditView {
     std::int64_t query_id = 0;
     bool allowed = true, sync = true;
     State state = State::Resolved;
-    std::int64_t record_hash = 0, shape_hash = 0, statement_hash = 0;
+    AuditHash record_hash, shape_hash, statement_hash;
     bool texts_stored = false;  // as in AuditRecord
     std::string_view question_id, statement, reason, columns, bindings, payload, record, note;
 };
 
 // The hash under which the audit stores a decision's shape.
-std::int64_t shape_hash_of(const AuditRecord &record);
-std::int64_t shape_hash_of(const AuditView &record);
+AuditHash shape_hash_of(const AuditKey &key, const AuditRecord &record);
+AuditHash shape_hash_of(const AuditKey &key, const AuditView &record);
 
 AuditView decode_view(std::string_view bytes);
 AuditRecord to_record(const AuditView &view);
@@ -80,7 +82,7 @@ std::string decision_reason(const Decision &decision);
 // Pointer-free encoding for the queue; decode throws AuditFormatError on a malformed entry.
 void encode(const AuditRecord &record, std::string &out);
 // The short entry of a decision whose statement, shape and record the audit already holds: the
-// same fixed fields and question id, the other texts left out (about a fifth of the bytes).
+// same fixed fields and question id, the other texts left out (a third of the bytes or less).
 // Needs the statement and shape hashes, and the record's when there is a record; never a note.
 bool can_encode_stored(const AuditRecord &record);
 void encode_stored(const AuditRecord &record, std::string &out);
@@ -89,12 +91,9 @@ void encode_stored(const AuditRecord &record, std::string &out);
 void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t decided_at);
 AuditRecord decode(std::string_view bytes);
 // The fixed part every entry starts with; enough for short_entry_hashes().
-constexpr std::size_t kAuditEntryPrefix = 4 + 8 + 8 + 4 * 4 + 8 + 3 + 3 * 8 + 1;
-// The statement, shape and record hashes (0: none) a short entry refers to, from its first
-// kAuditEntryPrefix bytes; false for a full entry, a note or anything malformed.
-bool short_entry_hashes(std::string_view prefix, std::int64_t hashes[3]) noexcept;
-
-// Stable 64-bit content hash (FNV-1a) used to store repeated texts once.
-std::int64_t content_hash(std::string_view kind, std::string_view text);
+constexpr std::size_t kAuditEntryPrefix = 4 + 8 + 8 + 4 * 4 + 8 + 3 + 3 * 16 + 1;
+// The statement, shape and record hashes (the record's may be none) a short entry refers to,
+// from its first kAuditEntryPrefix bytes; false for a full entry, a note or anything malformed.
+bool short_entry_hashes(std::string_view prefix, AuditHash hashes[3]) noexcept;
 
 }  // namespace clarify

@@ -61,11 +61,11 @@ struct AuditSlot {
     Size ring_offset;  // from the queue's start
     // Hashes of statements, records and decision shapes this database's audit holds, published
     // by the writer after the commit that stored them: a decision whose hashes are all here is
-    // queued as a short entry, without those texts. Open addressing, 0 marks a free cell;
+    // queued as a short entry, without those texts. Open addressing, none marks a free cell;
     // emptied by purge_audit() (which keeps the texts short entries still queued refer to) and
     // when a database takes the slot.
     int known_count;
-    int64 known[kKnownHashes];
+    AuditHash known[kKnownHashes];
 };
 
 namespace {
@@ -145,29 +145,29 @@ void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
 }
 
 // Under the slot's lock.
-bool known_has(const AuditSlot *slot, int64 hash) {
-    if (hash == 0) return false;
-    for (uint32 i = uint32(uint64(hash)) & (kKnownHashes - 1);; i = (i + 1) & (kKnownHashes - 1)) {
+bool known_has(const AuditSlot *slot, const AuditHash &hash) {
+    if (hash.none()) return false;
+    for (uint32 i = uint32(hash.lo) & (kKnownHashes - 1);; i = (i + 1) & (kKnownHashes - 1)) {
         if (slot->known[i] == hash) return true;
-        if (slot->known[i] == 0) return false;
+        if (slot->known[i].none()) return false;
     }
 }
 
 void known_clear(AuditSlot *slot) {
-    memset(slot->known, 0, sizeof(slot->known));
+    for (AuditHash &h : slot->known) h = AuditHash{};
     slot->known_count = 0;
 }
 
 // Under the slot's lock. False when the set was full and emptied first.
-bool known_add(AuditSlot *slot, int64 hash) {
+bool known_add(AuditSlot *slot, const AuditHash &hash) {
     bool kept = true;
-    if (hash == 0 || known_has(slot, hash)) return kept;
+    if (hash.none() || known_has(slot, hash)) return kept;
     if (slot->known_count >= kKnownMax) {
         known_clear(slot);
         kept = false;
     }
-    uint32 i = uint32(uint64(hash)) & (kKnownHashes - 1);
-    while (slot->known[i] != 0) i = (i + 1) & (kKnownHashes - 1);
+    uint32 i = uint32(hash.lo) & (kKnownHashes - 1);
+    while (!slot->known[i].none()) i = (i + 1) & (kKnownHashes - 1);
     slot->known[i] = hash;
     slot->known_count++;
     return kept;
@@ -287,7 +287,7 @@ void audit_queue_attach(void *base, bool found) {
     LWLockPadded *locks = GetNamedLWLockTranche(kTranche);
     // The rings too: the kernel allocates a shared page at its first touch, and that first touch
     // would otherwise fall on a backend deciding a statement (a few microseconds per page).
-    memset(queue, 0, audit_queue_shmem_size());
+    memset(base, 0, audit_queue_shmem_size());
     queue->nslots = audit_databases;
     queue->ring_size = ring_bytes();
     queue->assign_lock = &locks[0].lock;
@@ -346,7 +346,7 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         uint32 size = length;
         if (short_entry && known_has(slot, short_entry->hashes[0]) &&
             known_has(slot, short_entry->hashes[1]) &&
-            (short_entry->hashes[2] == 0 || known_has(slot, short_entry->hashes[2]))) {
+            (short_entry->hashes[2].none() || known_has(slot, short_entry->hashes[2]))) {
             bytes = short_entry->bytes;
             size = short_entry->length;
         }
@@ -485,7 +485,8 @@ const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *fr
 }
 
 bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
-                         bool confirmed, const int64 *stored, size_t nstored, uint64 purge_seen) {
+                         bool confirmed, const AuditHash *stored, size_t nstored,
+                         uint64 purge_seen) {
     bool kept = true;
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     // A purge since the batch began may have deleted what it stored: publish nothing then.
@@ -534,28 +535,28 @@ size_t audit_purge_keep_capacity() {
     return size_t(queue->ring_size / (sizeof(uint32) + kAuditEntryPrefix) + 1) * 3;
 }
 
-int64 audit_purge_begin(Oid database, int64 *keep, size_t cap) {
+int64 audit_purge_begin(Oid database, AuditHash *keep, size_t cap) {
     AuditSlot *slot = forget_published_locked(database);
     if (!slot) return 0;
     size_t n = 0;
     uint64 r = pg_atomic_read_u64(&slot->read_pos), w = pg_atomic_read_u64(&slot->write_pos);
-    int64 last[3] = {0, 0, 0};
+    AuditHash last[3];
     for (uint64 pos = r; pos + sizeof(uint32) <= w;) {
         uint32 length;
         ring_copy_out(slot, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
         char prefix[kAuditEntryPrefix];
-        int64 hashes[3];
+        AuditHash hashes[3];
         if (length >= kAuditEntryPrefix) {
             ring_copy_out(slot, pos + sizeof(uint32), prefix, kAuditEntryPrefix);
             if (short_entry_hashes(std::string_view(prefix, kAuditEntryPrefix), hashes) &&
-                memcmp(hashes, last, sizeof(last)) != 0) {
+                !(hashes[0] == last[0] && hashes[1] == last[1] && hashes[2] == last[2])) {
                 if (n + 3 > cap) {
                     LWLockRelease(slot->lock);
                     return -1;  // cannot happen with audit_purge_keep_capacity()
                 }
-                for (int64 h : hashes)
+                for (const AuditHash &h : hashes)
                     if (h) keep[n++] = h;
-                memcpy(last, hashes, sizeof(last));
+                for (int i = 0; i < 3; ++i) last[i] = hashes[i];
             }
         }
         pos += sizeof(uint32) + length;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "pg.hpp"
+#include "audit_hash.hpp"
 
 extern "C" {
 #include "storage/latch.h"
@@ -28,11 +29,11 @@ void audit_queue_request_locks();
 void audit_queue_attach(void *base, bool found);
 
 // A decision's short entry (encode_stored) and the hashes it refers to (statement, shape,
-// record; 0: no record): queued instead of the full entry when the audit holds all of them.
+// record; none: no record): queued instead of the full entry when the audit holds all of them.
 struct ShortEntry {
     const char *bytes;
     uint32 length;
-    int64 hashes[3];
+    AuditHash hashes[3];
 };
 
 // Waits up to timeout_ms for room in the queue (sync and async alike), and in sync mode for the
@@ -57,8 +58,8 @@ const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *fr
 // batch began). Returns false when the published set was full and emptied first: the writer
 // then forgets what it stored, so that it stores (and publishes) those texts again.
 bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
-                         bool confirmed = true, const int64 *stored = nullptr, size_t nstored = 0,
-                         uint64 purge_seen = 0);
+                         bool confirmed = true, const AuditHash *stored = nullptr,
+                         size_t nstored = 0, uint64 purge_seen = 0);
 void audit_worker_failed(AuditSlot *slot, const char *message);
 // Empties a database's published hashes and moves the purge generation, so that nothing stored
 // before is published after: its audit's tables were recreated (seen by the writer), or its
@@ -85,7 +86,7 @@ uint64 audit_pending_bytes(AuditSlot *slot);
 // `keep` the hashes the short entries still queued refer to, which the purge must keep; returns
 // how many (with repeats), or -1 when `cap` is smaller than audit_purge_keep_capacity().
 size_t audit_purge_keep_capacity();
-int64 audit_purge_begin(Oid database, int64 *keep, size_t cap);
+int64 audit_purge_begin(Oid database, AuditHash *keep, size_t cap);
 
 // For clarify.audit_queue(): a snapshot of one slot's counters.
 struct AuditSlotStats {

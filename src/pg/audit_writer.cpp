@@ -31,8 +31,10 @@ extern "C" {
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
+#include "utils/uuid.h"
 
 PGDLLEXPORT void clarify_audit_writer_main(Datum arg);
 PGDLLEXPORT void clarify_reserved_writer_main(Datum arg);
@@ -45,6 +47,7 @@ PGDLLEXPORT void clarify_reserved_writer_main(Datum arg);
 #endif
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -59,21 +62,32 @@ constexpr long kMaxBackoffMs = 5000;
 // second" of async loss is an upper bound).
 constexpr long kAsyncPollMs = 100;
 
-// Statements, records and decision shapes repeat: each is stored once, keyed by content hash.
-// The writer remembers which it already stored; purge_audit() may delete orphans, and bumps a
-// generation the writer checks under the lock that purge also takes.
-std::unordered_set<int64> stored;
+using HashSet = std::unordered_set<AuditHash, AuditHashHasher>;
+
+// Statements, records and decision shapes repeat: each is stored once, under its keyed hash
+// (audit_hash.hpp). The writer remembers which it stored itself or found holding the same
+// bytes; purge_audit() may delete orphans, and bumps a generation the writer checks under the
+// lock that purge also takes.
+HashSet stored;
 // What the last batch written stored (texts and shapes, inserted or already there), and the
 // purge generation it began under: published after its commit for short entries.
-std::vector<int64> batch_stored;
+std::vector<AuditHash> batch_stored;
 uint64 batch_purge_seen = 0;
 // The purge generation `stored` is valid for (one for every instantiation of write_batch).
 uint64 seen_generation = 0;
 // What this writer has published and not seen emptied since (a subset of `stored`).
-std::unordered_set<int64> published;
+HashSet published;
+using HashMap = std::unordered_map<AuditHash, AuditHash, AuditHashHasher>;
+// Identities the audit holds with other bytes than the decisions carrying them, and where this
+// writer stored those decisions' own bytes instead (cleared with `stored`; never published).
+HashMap diverted;
 // The audit's text tables as the last batch found them: tables recreated meanwhile (DROP and
 // CREATE EXTENSION) hold none of what was stored or published before.
 Oid texts_relid = InvalidOid, shapes_relid = InvalidOid;
+// Whether the last batch found 16-byte identities (catalog 1.1) or a 1.0 catalog's bigint ones:
+// ALTER EXTENSION UPDATE changes them in place, under new values (see the update script).
+enum class Width { Unknown, Narrow, Wide };
+Width last_width = Width::Unknown;
 
 using Column = std::vector<std::optional<std::string>>;
 
@@ -178,8 +192,6 @@ Datum value_array(const std::vector<T> &values, const std::vector<bool> *nulls, 
     });
 }
 
-const Oid int8_array_type = INT8ARRAYOID;
-
 // Microseconds since 2000 back to a timestamptz, with every operator spelled out: the writer is
 // a superuser and must not run an operator someone put on its search_path (also pinned).
 #define CLARIFY_TIMESTAMP                                                                    \
@@ -187,32 +199,151 @@ const Oid int8_array_type = INT8ARRAYOID;
     "OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog.*) pg_catalog.interval '1 " \
     "microsecond')"
 
-Statement existing_hashes = {
-    "SELECT hash FROM clarify.audit_texts WHERE hash OPERATOR(pg_catalog.=) ANY ($1) "
-    "UNION ALL SELECT hash FROM clarify.audit_shapes WHERE hash OPERATOR(pg_catalog.=) ANY ($1)",
-    1, nullptr, &int8_array_type};
+// A stored identity as the catalog keys it: the 16 bytes (uuid), or, in a database still at
+// catalog 1.0, their first 8 (bigint). Two statements of each kind, one per width.
+std::string identity_text(const AuditHash &h, Width width) {
+    return width == Width::Wide ? hash_to_uuid_text(h) : std::to_string(static_cast<int64>(h.lo));
+}
+AuditHash identity_of(const AuditHash &h, Width width) {
+    return width == Width::Wide ? h : AuditHash{h.lo, 0};
+}
 
-Statement insert_texts = {
-    "INSERT INTO clarify.audit_texts (hash, body) "
-    "SELECT h::int8, b FROM unnest($1, $2) AS u(h, b) ON CONFLICT DO NOTHING",
-    2, nullptr};
-Statement insert_shapes = {
-    "INSERT INTO clarify.audit_shapes (hash, allowed, state, reason, columns, bindings, payload) "
-    "SELECT h::int8, a::bool, s, r, c::jsonb, b::jsonb, p::jsonb "
-    "FROM unnest($1, $2, $3, $4, $5, $6, $7) AS u(h, a, s, r, c, b, p) ON CONFLICT DO NOTHING",
-    7, nullptr};
+const Oid int8_array_type = INT8ARRAYOID;
+const Oid uuid_array_type = UUIDARRAYOID;
+
+#define CLARIFY_EXISTING_HASHES                                                        \
+    "SELECT hash FROM clarify.audit_texts WHERE hash OPERATOR(pg_catalog.=) ANY ($1) " \
+    "UNION ALL SELECT hash FROM clarify.audit_shapes WHERE hash OPERATOR(pg_catalog.=) ANY ($1)"
+Statement existing_hashes[2] = {{CLARIFY_EXISTING_HASHES, 1, nullptr, &int8_array_type},
+                                {CLARIFY_EXISTING_HASHES, 1, nullptr, &uuid_array_type}};
+
+// Inserts the texts not stored yet and returns the positions (from 1) of those whose identity
+// the audit already holds with other bytes: never reused, whatever the reason (the writer stores
+// them anew under another identity). The check reads the table as it was before the insert.
+#define CLARIFY_INSERT_TEXTS(type)                                                       \
+    "WITH u AS (SELECT h::" type                                                         \
+    " AS h, b, i FROM unnest($1, $2) "                                                   \
+    "WITH ORDINALITY AS v(h, b, i)), "                                                   \
+    "added AS (INSERT INTO clarify.audit_texts (hash, body) SELECT h, b FROM u "         \
+    "ON CONFLICT DO NOTHING) "                                                           \
+    "SELECT u.i FROM u JOIN clarify.audit_texts t ON t.hash OPERATOR(pg_catalog.=) u.h " \
+    "WHERE t.body OPERATOR(pg_catalog.<>) u.b"
+Statement insert_texts[2] = {{CLARIFY_INSERT_TEXTS("pg_catalog.int8"), 2, nullptr},
+                             {CLARIFY_INSERT_TEXTS("pg_catalog.uuid"), 2, nullptr}};
+// The same for decision shapes, compared field by field (jsonb by value).
+#define CLARIFY_INSERT_SHAPES(type)                                                       \
+    "WITH u AS (SELECT h::" type                                                          \
+    " AS h, a::pg_catalog.bool AS a, s, r, c::pg_catalog.jsonb AS c, "                    \
+    "b::pg_catalog.jsonb AS b, p::pg_catalog.jsonb AS p, i "                              \
+    "FROM unnest($1, $2, $3, $4, $5, $6, $7) WITH ORDINALITY "                            \
+    "AS v(h, a, s, r, c, b, p, i)), "                                                     \
+    "added AS (INSERT INTO clarify.audit_shapes "                                         \
+    "(hash, allowed, state, reason, columns, bindings, payload) "                         \
+    "SELECT h, a, s, r, c, b, p FROM u ON CONFLICT DO NOTHING) "                          \
+    "SELECT u.i FROM u JOIN clarify.audit_shapes t ON t.hash OPERATOR(pg_catalog.=) u.h " \
+    "WHERE (t.allowed, t.state, t.reason, t.columns, t.bindings, t.payload) "             \
+    "IS DISTINCT FROM (u.a, u.s, u.r, u.c, u.b, u.p)"
+Statement insert_shapes[2] = {{CLARIFY_INSERT_SHAPES("pg_catalog.int8"), 7, nullptr},
+                              {CLARIFY_INSERT_SHAPES("pg_catalog.uuid"), 7, nullptr}};
 Statement insert_notes = {
     "INSERT INTO clarify.audit_notes (decision_id, noted_at, note) "
     "SELECT i::int8, " CLARIFY_TIMESTAMP " , n FROM unnest($1, $2, $3) AS u(i, t, n)",
     3, nullptr};
-const Oid batch_types[] = {TIMESTAMPTZOID, TIMESTAMPTZOID, INT8ARRAYOID, 1185 /* timestamptz[] */,
-                           OIDARRAYOID,    OIDARRAYOID,    INT4ARRAYOID, INT8ARRAYOID,
-                           INT8ARRAYOID,   INT8ARRAYOID,   INT8ARRAYOID, TEXTARRAYOID};
-Statement insert_batch = {
-    "INSERT INTO clarify.audit_batches (first_decided_at, last_decided_at, decision_ids, "
-    "decided_ats, session_roles, acting_roles, pids, query_ids, statement_hashes, shape_hashes, "
-    "record_hashes, question_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-    12, nullptr, batch_types};
+const Oid narrow_batch_types[] = {
+    TIMESTAMPTZOID, TIMESTAMPTZOID, INT8ARRAYOID, 1185 /* timestamptz[] */,
+    OIDARRAYOID,    OIDARRAYOID,    INT4ARRAYOID, INT8ARRAYOID,
+    INT8ARRAYOID,   INT8ARRAYOID,   INT8ARRAYOID, TEXTARRAYOID};
+const Oid wide_batch_types[] = {
+    TIMESTAMPTZOID, TIMESTAMPTZOID, INT8ARRAYOID, 1185 /* timestamptz[] */,
+    OIDARRAYOID,    OIDARRAYOID,    INT4ARRAYOID, INT8ARRAYOID,
+    UUIDARRAYOID,   UUIDARRAYOID,   UUIDARRAYOID, TEXTARRAYOID};
+#define CLARIFY_INSERT_BATCH                                                                      \
+    "INSERT INTO clarify.audit_batches (first_decided_at, last_decided_at, decision_ids, "        \
+    "decided_ats, session_roles, acting_roles, pids, query_ids, statement_hashes, shape_hashes, " \
+    "record_hashes, question_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+Statement insert_batch[2] = {{CLARIFY_INSERT_BATCH, 12, nullptr, narrow_batch_types},
+                             {CLARIFY_INSERT_BATCH, 12, nullptr, wide_batch_types}};
+
+// The identities of one column of a batch: uuid[] (16 bytes each, as they are), or bigint[].
+Datum identity_array(const std::vector<AuditHash> &values, const std::vector<bool> *nulls,
+                     Width width) {
+    if (width != Width::Wide) {
+        std::vector<int64> narrow(values.size());
+        for (size_t i = 0; i < values.size(); ++i) narrow[i] = static_cast<int64>(values[i].lo);
+        return value_array(narrow, nulls, INT8OID);
+    }
+    int n = static_cast<int>(values.size());
+    std::vector<unsigned char> bytes(Size(n) * UUID_LEN + 1);
+    for (int i = 0; i < n; ++i) hash_to_bytes(values[i], bytes.data() + Size(i) * UUID_LEN);
+    std::vector<char> isnull(n, 0);
+    bool any_null = false;
+    for (int i = 0; nulls && i < n; ++i) {
+        isnull[i] = (*nulls)[i];
+        any_null = any_null || isnull[i];
+    }
+    const unsigned char *b = bytes.data();
+    const char *nl = isnull.data();
+    return pg_guard([&] {
+        if (!any_null) {
+            // uuid is 16 bytes, char-aligned: the array's data is the bytes back to back.
+            Size size = ARR_OVERHEAD_NONULLS(1) + Size(n) * UUID_LEN;
+            auto *array = static_cast<ArrayType *>(palloc0(size));
+            SET_VARSIZE(array, size);
+            array->ndim = 1;
+            array->dataoffset = 0;
+            array->elemtype = UUIDOID;
+            ARR_DIMS(array)[0] = n;
+            ARR_LBOUND(array)[0] = 1;
+            memcpy(ARR_DATA_PTR(array), b, Size(n) * UUID_LEN);
+            return PointerGetDatum(array);
+        }
+        Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * (n + 1)));
+        bool *flags = static_cast<bool *>(palloc(sizeof(bool) * (n + 1)));
+        for (int i = 0; i < n; ++i) {
+            flags[i] = nl[i];
+            elems[i] = PointerGetDatum(b + Size(i) * UUID_LEN);
+        }
+        int dims[1] = {n}, lbs[1] = {1};
+        return PointerGetDatum(construct_md_array(elems, flags, 1, dims, lbs, UUIDOID, UUID_LEN,
+                                                  false, TYPALIGN_CHAR));
+    });
+}
+
+// The width of the identities the database's audit tables key by: a database whose catalog is
+// still at 1.0 (the library updated, ALTER EXTENSION UPDATE not run yet) has bigint ones.
+Width identity_width(Oid texts) {
+    return pg_guard([texts] {
+        AttrNumber column = get_attnum(texts, "hash");
+        return column != InvalidAttrNumber && get_atttype(texts, column) == UUIDOID ? Width::Wide
+                                                                                    : Width::Narrow;
+    });
+}
+
+// A fresh identity for a text or shape whose own is taken by other bytes: random, so it cannot
+// meet any other identity.
+AuditHash random_identity() {
+    return pg_guard([] {
+        unsigned char bytes[16];
+        if (!pg_strong_random(bytes, sizeof(bytes)))
+            elog(ERROR, "pg_clarify audit writer: could not draw a random identity");
+        AuditHash h = hash_from_bytes(bytes);
+        if (h.none()) h.lo = 1;
+        return h;
+    });
+}
+
+// The positions (from 1) the last statement returned in its first column.
+std::vector<int64> returned_positions() {
+    uint64 n = pg_guard([] { return SPI_processed; });
+    std::vector<int64> positions;
+    for (uint64 i = 0; i < n; ++i)
+        positions.push_back(pg_guard([i] {
+            bool isnull;
+            Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+            return isnull ? int64(0) : DatumGetInt64(d);
+        }));
+    return positions;
+}
 
 std::string number(long long v) {
     return std::to_string(v);
@@ -246,6 +377,110 @@ volatile sig_atomic_t cancel_in_commit = 0;
 // Whether the last batch written was committed without its synchronous standby's confirmation.
 bool last_batch_unconfirmed = false;
 
+// Texts and shapes a batch inserts, each under its identity.
+struct TextRows {
+    std::vector<AuditHash> ids;
+    Column body;
+};
+struct ShapeRows {
+    std::vector<AuditHash> ids;
+    Column allowed, state, reason, columns, bindings, payload;
+};
+
+// A batch's decisions: the identities they refer to, and which of them each carried itself
+// (bit 1: statement, 2: record, 4: shape) rather than naming them in a short entry.
+struct Carriers {
+    const std::vector<uint8> &carried;
+    std::vector<AuditHash> &statement, &record, &shape;
+};
+
+Column identity_texts(const std::vector<AuditHash> &ids, Width width) {
+    Column out;
+    out.reserve(ids.size());
+    for (const AuditHash &h : ids) out.push_back(identity_text(h, width));
+    return out;
+}
+
+// Positions (from 0) of the rows whose identity the audit held with other bytes.
+std::vector<size_t> insert_checked(Statement &statement, const std::vector<Column> &columns) {
+    execute(statement, columns);
+    std::vector<size_t> taken;
+    for (int64 p : returned_positions()) taken.push_back(static_cast<size_t>(p - 1));
+    return taken;
+}
+
+void log_taken(const char *what, const AuditHash &taken, const AuditHash &instead, Width width) {
+    std::string from = identity_text(taken, width), to = identity_text(instead, width);
+    pg_guard([&] {
+        ereport(WARNING,
+                (errmsg("pg_clarify audit writer: the audit holds another %s under identity %s; "
+                        "this batch stores its own under identity %s",
+                        what, from.c_str(), to.c_str()),
+                 errdetail("A stored text or shape is reused only when its bytes are the same. "
+                           "Different bytes under one identity mean a defect or a changed "
+                           "audit table.")));
+    });
+}
+
+// Inserts a batch's new texts and shapes. One whose identity the audit already holds with
+// other bytes is never reused: it is stored again under a random identity, the decisions that
+// carried it refer to that one instead, and `moved` maps the one to the other.
+void store_texts_and_shapes(Width width, TextRows &texts, ShapeRows &shapes, Carriers &rows,
+                            HashSet &fresh, HashMap &moved) {
+    int wide = width == Width::Wide;
+    auto redirect = [&rows](uint8 bit, std::vector<AuditHash> &column, const AuditHash &from,
+                            const AuditHash &to) {
+        for (size_t r = 0; r < column.size(); ++r)
+            if ((rows.carried[r] & bit) && column[r] == from) column[r] = to;
+    };
+    TextRows texts_again;
+    ShapeRows shapes_again;
+    if (!texts.ids.empty())
+        for (size_t k :
+             insert_checked(insert_texts[wide], {identity_texts(texts.ids, width), texts.body})) {
+            AuditHash taken = texts.ids[k], instead = random_identity();
+            log_taken("text", taken, instead, width);
+            fresh.erase(taken);
+            moved[taken] = instead;
+            redirect(1, rows.statement, taken, instead);
+            redirect(2, rows.record, taken, instead);
+            texts_again.ids.push_back(instead);
+            texts_again.body.push_back(std::move(texts.body[k]));
+        }
+    if (!shapes.ids.empty())
+        for (size_t k :
+             insert_checked(insert_shapes[wide],
+                            {identity_texts(shapes.ids, width), shapes.allowed, shapes.state,
+                             shapes.reason, shapes.columns, shapes.bindings, shapes.payload})) {
+            AuditHash taken = shapes.ids[k], instead = random_identity();
+            log_taken("decision shape", taken, instead, width);
+            fresh.erase(taken);
+            moved[taken] = instead;
+            redirect(4, rows.shape, taken, instead);
+            shapes_again.ids.push_back(instead);
+            shapes_again.allowed.push_back(std::move(shapes.allowed[k]));
+            shapes_again.state.push_back(std::move(shapes.state[k]));
+            shapes_again.reason.push_back(std::move(shapes.reason[k]));
+            shapes_again.columns.push_back(std::move(shapes.columns[k]));
+            shapes_again.bindings.push_back(std::move(shapes.bindings[k]));
+            shapes_again.payload.push_back(std::move(shapes.payload[k]));
+        }
+    // Random identities meet nothing stored: one that does fails the batch, which is retried.
+    bool taken_again =
+        (!texts_again.ids.empty() &&
+         !insert_checked(insert_texts[wide],
+                         {identity_texts(texts_again.ids, width), texts_again.body})
+              .empty()) ||
+        (!shapes_again.ids.empty() &&
+         !insert_checked(insert_shapes[wide],
+                         {identity_texts(shapes_again.ids, width), shapes_again.allowed,
+                          shapes_again.state, shapes_again.reason, shapes_again.columns,
+                          shapes_again.bindings, shapes_again.payload})
+              .empty());
+    if (taken_again)
+        pg_guard([] { elog(ERROR, "pg_clarify audit writer: a random identity was taken"); });
+}
+
 // The statement text and shape that stand in for those a short entry names but the audit no
 // longer holds (its tables were recreated while the decision was queued).
 constexpr const char *kLostText =
@@ -275,9 +510,19 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
     };
     Oid texts = lock_table("audit_texts");
     Oid shapes = lock_table("audit_shapes");
+    Width width = identity_width(texts);
     {
         bool recreated =
-            texts_relid != InvalidOid && (texts != texts_relid || shapes != shapes_relid);
+            (texts_relid != InvalidOid && (texts != texts_relid || shapes != shapes_relid)) ||
+            (last_width != Width::Unknown && width != last_width);
+        if (width == Width::Narrow && last_width != Width::Narrow)
+            pg_guard([] {
+                ereport(LOG, (errmsg("pg_clarify audit writer: the audit of database %u is at "
+                                     "catalog 1.0: decisions are written with their texts, "
+                                     "under 64-bit identities",
+                                     MyDatabaseId),
+                              errhint("Run ALTER EXTENSION pg_clarify UPDATE.")));
+            });
         // Nothing published before holds for new tables; nor does what this batch would publish.
         if (recreated) pg_guard([] { audit_forget_published(MyDatabaseId); });
         // Read under the lock purge_audit() conflicts with: a purge that deleted texts has
@@ -286,30 +531,34 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
         if (generation != seen_generation || recreated || stored.size() > 200000) {
             stored.clear();
             published.clear();
+            diverted.clear();
         }
         seen_generation = generation;
         batch_purge_seen = generation;
         texts_relid = texts;
         shapes_relid = shapes;
+        last_width = width;
     }
     batch_stored.clear();
 
-    Column text_hash, text_body;
-    Column shape_hash, shape_allowed, shape_state, shape_reason, shape_columns, shape_bindings,
-        shape_payload;
-    std::vector<int64> id, at, query_id, statement, shape, record;
+    TextRows new_texts;
+    ShapeRows new_shapes;
+    std::vector<int64> id, at, query_id;
+    std::vector<AuditHash> statement, shape, record;
+    // Per decision: which of its statement (1), record (2) and shape (4) it carried itself.
+    std::vector<uint8> carried;
     std::vector<bool> record_null;
     std::vector<Oid> session_role, acting_role;
     std::vector<int32> pid;
     Column question;
     Column note_id, note_at, note_text;
-    std::unordered_set<int64> fresh;
+    HashSet fresh;
     // The hashes short entries name that this writer has not stored itself (after its start, a
     // purge or recreated tables): looked up once; one the audit does not hold is replaced by a
     // stand-in, so that no row refers to a text that is not there.
-    std::unordered_set<int64> missing;
+    HashSet missing;
     {
-        std::vector<int64> unknown;
+        std::vector<AuditHash> unknown;
         const Entry *previous = nullptr;
         for (const Entry &a : batch) {
             if (!a.texts_stored) continue;
@@ -317,47 +566,55 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
                 previous->shape_hash == a.shape_hash && previous->record_hash == a.record_hash)
                 continue;
             previous = &a;
-            for (int64 h : {a.statement_hash, a.shape_hash, a.record_hash})
+            for (const AuditHash &h : {a.statement_hash, a.shape_hash, a.record_hash})
                 if (h && !stored.count(h) && missing.insert(h).second) unknown.push_back(h);
         }
         if (!unknown.empty()) {
-            Datum hashes = value_array(unknown, nullptr, INT8OID);
-            run(existing_hashes, &hashes);
-            uint64 found = pg_guard([] { return SPI_processed; });
-            for (uint64 i = 0; i < found; ++i) {
-                int64 h = pg_guard([&] {
+            Datum hashes = identity_array(unknown, nullptr, width);
+            run(existing_hashes[width == Width::Wide], &hashes);
+            HashSet found;
+            uint64 rows = pg_guard([] { return SPI_processed; });
+            for (uint64 i = 0; i < rows; ++i)
+                found.insert(pg_guard([i, width] {
                     bool isnull;
                     Datum d =
                         SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-                    return isnull ? int64(0) : DatumGetInt64(d);
-                });
-                missing.erase(h);
-                fresh.insert(h);  // it is there, and stays under our lock: stored from now on
-            }
+                    if (isnull) return AuditHash{};
+                    return width == Width::Wide
+                               ? hash_from_bytes(DatumGetUUIDP(d)->data)
+                               : AuditHash{static_cast<uint64>(DatumGetInt64(d)), 0};
+                }));
+            // Found: its text is there, as the writer that published it stored it. Not taken
+            // as stored by this one, which has not compared its bytes: a decision carrying it
+            // gets it compared.
+            for (const AuditHash &h : unknown)
+                if (found.count(identity_of(h, width))) missing.erase(h);
         }
     }
-    std::vector<int64> batch_publish(fresh.begin(), fresh.end());  // verified above
-    std::unordered_set<int64> to_publish(fresh.begin(), fresh.end());
-    int64 last_hashes[3] = {0, 0, 0};
+    HashSet to_publish;
+    std::vector<AuditHash> batch_publish;
+    AuditHash last_hashes[3];
     // Queues the shape's row unless it is stored already; returns its hash.
-    auto remember_shape = [&](const auto &a, int64 h) {
+    auto remember_shape = [&](const auto &a, const AuditHash &h) {
+        if (auto d = diverted.find(h); d != diverted.end()) return d->second;
         if (!stored.count(h) && fresh.insert(h).second) {
-            shape_hash.push_back(number(h));
-            shape_allowed.push_back(a.allowed ? "true" : "false");
-            shape_state.push_back(std::string(to_string(a.state)));
-            shape_reason.push_back(std::string(a.reason));
-            shape_columns.push_back(std::string(a.columns));
-            shape_bindings.push_back(std::string(a.bindings));
-            shape_payload.push_back(a.payload.empty() ? std::nullopt
-                                                      : std::optional<std::string>(a.payload));
+            new_shapes.ids.push_back(h);
+            new_shapes.allowed.push_back(a.allowed ? "true" : "false");
+            new_shapes.state.push_back(std::string(to_string(a.state)));
+            new_shapes.reason.push_back(std::string(a.reason));
+            new_shapes.columns.push_back(std::string(a.columns));
+            new_shapes.bindings.push_back(std::string(a.bindings));
+            new_shapes.payload.push_back(a.payload.empty() ? std::nullopt
+                                                           : std::optional<std::string>(a.payload));
         }
         return h;
     };
-    auto remember_text = [&](const char *kind, std::string_view body, int64 given) {
-        int64 h = given ? given : content_hash(kind, body);
+    auto remember_text = [&](const char *kind, std::string_view body, const AuditHash &given) {
+        AuditHash h = given ? given : content_hash(audit_key(), kind, body);
+        if (auto d = diverted.find(h); d != diverted.end()) return d->second;
         if (!stored.count(h) && fresh.insert(h).second) {
-            text_hash.push_back(number(h));
-            text_body.push_back(std::string(body));
+            new_texts.ids.push_back(h);
+            new_texts.body.push_back(std::string(body));
         }
         return h;
     };
@@ -372,37 +629,42 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
             // A short entry: its backend saw every one of these published, so the audit holds
             // them (a purge since then kept the ones queued entries refer to).
             bool lost_record = a.record_hash && missing.count(a.record_hash);
-            statement.push_back(missing.count(a.statement_hash)
-                                    ? remember_text("statement", kLostText, 0)
-                                    : a.statement_hash);
-            record_null.push_back(a.record_hash == 0);
-            record.push_back(lost_record ? remember_text("record", kLostRecord, 0) : a.record_hash);
-            if (missing.count(a.shape_hash)) {
+            bool lost_statement = missing.count(a.statement_hash) > 0;
+            statement.push_back(lost_statement ? remember_text("statement", kLostText, {})
+                                               : a.statement_hash);
+            record_null.push_back(a.record_hash.none());
+            record.push_back(lost_record ? remember_text("record", kLostRecord, {})
+                                         : a.record_hash);
+            bool lost_shape = missing.count(a.shape_hash) > 0;
+            if (lost_shape) {
                 AuditRecord lost;
                 lost.allowed = a.allowed;
                 lost.state = a.state;
                 lost.reason = kLostText;
                 lost.columns = "[]";
                 lost.bindings = "[]";
-                shape.push_back(remember_shape(lost, shape_hash_of(lost)));
+                shape.push_back(remember_shape(lost, shape_hash_of(audit_key(), lost)));
             } else {
                 shape.push_back(a.shape_hash);
             }
+            carried.push_back(
+                uint8((lost_statement ? 1 : 0) | (lost_record ? 2 : 0) | (lost_shape ? 4 : 0)));
         } else {
             statement.push_back(remember_text("statement", a.statement, a.statement_hash));
             record_null.push_back(a.record.empty());
-            record.push_back(a.record.empty() ? 0
-                             : a.record_hash && stored.count(a.record_hash)
-                                 ? a.record_hash
-                                 : remember_text("record", a.record, a.record_hash));
-            shape.push_back(remember_shape(a, a.shape_hash ? a.shape_hash : shape_hash_of(a)));
+            record.push_back(a.record.empty() ? AuditHash{}
+                                              : remember_text("record", a.record, a.record_hash));
+            shape.push_back(
+                remember_shape(a, a.shape_hash ? a.shape_hash : shape_hash_of(audit_key(), a)));
+            carried.push_back(uint8(1 | (a.record.empty() ? 0 : 2) | 4));
         }
         // Published for short entries once seen again (stored by an earlier batch): a statement
         // run once would only crowd the published set.
-        int64 now_hashes[3] = {statement.back(), shape.back(), record.back()};
-        if (std::memcmp(now_hashes, last_hashes, sizeof(now_hashes)) != 0) {
-            std::memcpy(last_hashes, now_hashes, sizeof(now_hashes));
-            for (int64 h : now_hashes)
+        AuditHash now_hashes[3] = {statement.back(), shape.back(), record.back()};
+        if (!(now_hashes[0] == last_hashes[0] && now_hashes[1] == last_hashes[1] &&
+              now_hashes[2] == last_hashes[2])) {
+            for (int i = 0; i < 3; ++i) last_hashes[i] = now_hashes[i];
+            for (const AuditHash &h : now_hashes)
                 if (h && stored.count(h) && !published.count(h) && to_publish.insert(h).second)
                     batch_publish.push_back(h);
         }
@@ -415,10 +677,11 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
         question.push_back(a.question_id.empty() ? std::nullopt
                                                  : std::optional<std::string>(a.question_id));
     }
-    if (!text_hash.empty()) execute(insert_texts, {text_hash, text_body});
-    if (!shape_hash.empty())
-        execute(insert_shapes, {shape_hash, shape_allowed, shape_state, shape_reason, shape_columns,
-                                shape_bindings, shape_payload});
+    HashMap moved;
+    {
+        Carriers carriers{carried, statement, record, shape};
+        store_texts_and_shapes(width, new_texts, new_shapes, carriers, fresh, moved);
+    }
     if (!id.empty()) {
         auto [first, last] = std::minmax_element(at.begin(), at.end());
         Datum values[12] = {
@@ -430,13 +693,16 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
             value_array(acting_role, nullptr, OIDOID),
             value_array(pid, nullptr, INT4OID),
             value_array(query_id, nullptr, INT8OID),
-            value_array(statement, nullptr, INT8OID),
-            value_array(shape, nullptr, INT8OID),
-            value_array(record, &record_null, INT8OID),
+            identity_array(statement, nullptr, width),
+            identity_array(shape, nullptr, width),
+            identity_array(record, &record_null, width),
             text_array(question),
         };
-        run(insert_batch, values);
+        run(insert_batch[width == Width::Wide], values);
     }
+    // A 1.0 catalog's identities are 64 bits wide: decisions keep carrying their texts there,
+    // so that each is compared before it is reused.
+    if (width != Width::Wide) batch_publish.clear();
     if (!note_id.empty()) execute(insert_notes, {note_id, note_at, note_text});
     pg_guard([&] {
         SPI_finish();
@@ -461,11 +727,13 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
     // again by the next writer. `stored` only saves inserts that ON CONFLICT would skip anyway.
     try {
         batch_stored = std::move(batch_publish);
-        for (int64 h : fresh) stored.insert(h);
+        for (const AuditHash &h : fresh) stored.insert(h);
+        diverted.insert(moved.begin(), moved.end());
     } catch (...) {
         batch_stored.clear();
         stored.clear();
         published.clear();
+        diverted.clear();
     }
 }
 
@@ -476,7 +744,7 @@ void note_published(bool kept) noexcept {
     try {
         if (!kept) published.clear();
         if (batch_purge_seen == purge_generation())
-            for (int64 h : batch_stored) published.insert(h);
+            for (const AuditHash &h : batch_stored) published.insert(h);
     } catch (...) {
         published.clear();
     }
@@ -511,9 +779,9 @@ AuditRecord unwritable(const AuditRecord &a, const std::string &error) {
     AuditRecord safe = a;
     safe.texts_stored = false;  // its texts are given here
     // Its content differs from the shape and record the backend hashed: hash it anew.
-    safe.shape_hash = 0;
-    safe.record_hash = 0;
-    safe.statement_hash = 0;
+    safe.shape_hash = AuditHash{};
+    safe.record_hash = AuditHash{};
+    safe.statement_hash = AuditHash{};
     safe.columns = "[]";
     safe.bindings = "[]";
     safe.payload.clear();

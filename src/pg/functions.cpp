@@ -19,6 +19,7 @@ extern "C" {
 #include "utils/fmgrprotos.h"
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
+#include "utils/uuid.h"
 
 PG_FUNCTION_INFO_V1(clarify_resolve);
 PG_FUNCTION_INFO_V1(clarify_check);
@@ -141,22 +142,39 @@ extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
 }
 
 // Called by clarify.purge_audit() while it holds its locks on the audit's texts, before it
-// deletes any: the hashes that decisions still queued refer to without their texts.
+// deletes any: the hashes that decisions still queued refer to without their texts. As uuid[],
+// or, for a database still at catalog 1.0 (whose function returns bigint[]), as the 64-bit
+// identities the writer stores there (audit_writer.cpp).
 extern "C" Datum clarify_audit_purge_begin(PG_FUNCTION_ARGS) {
     return cpp_entry([&] {
         size_t cap = audit_purge_keep_capacity();
-        auto *keep = pg_guard([&] { return static_cast<int64 *>(palloc(sizeof(int64) * cap)); });
+        auto *keep = pg_guard([&] {
+            return static_cast<clarify::AuditHash *>(palloc(sizeof(clarify::AuditHash) * cap));
+        });
         int64 found = pg_guard([&] { return audit_purge_begin(MyDatabaseId, keep, cap); });
         if (found < 0) throw std::logic_error("the audit queue named more texts than it can hold");
         size_t n = static_cast<size_t>(found);
-        std::sort(keep, keep + n);
+        auto before = [](const clarify::AuditHash &a, const clarify::AuditHash &b) {
+            return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
+        };
+        std::sort(keep, keep + n, before);
         n = static_cast<size_t>(std::unique(keep, keep + n) - keep);
+        bool wide = pg_guard([&] { return get_fn_expr_rettype(fcinfo->flinfo) != INT8ARRAYOID; });
         return pg_guard([&] {
             Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * Max(n, size_t(1))));
-            for (size_t i = 0; i < n; ++i) elems[i] = Int64GetDatum(keep[i]);
-            return PointerGetDatum(construct_array(elems, static_cast<int>(n), INT8OID,
-                                                   sizeof(int64), FLOAT8PASSBYVAL,
-                                                   TYPALIGN_DOUBLE));
+            if (!wide) {
+                for (size_t i = 0; i < n; ++i) elems[i] = Int64GetDatum(int64(keep[i].lo));
+                return PointerGetDatum(construct_array(elems, static_cast<int>(n), INT8OID,
+                                                       sizeof(int64), FLOAT8PASSBYVAL,
+                                                       TYPALIGN_DOUBLE));
+            }
+            for (size_t i = 0; i < n; ++i) {
+                auto *uuid = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
+                clarify::hash_to_bytes(keep[i], uuid->data);
+                elems[i] = UUIDPGetDatum(uuid);
+            }
+            return PointerGetDatum(construct_array(elems, static_cast<int>(n), UUIDOID, UUID_LEN,
+                                                   false, TYPALIGN_CHAR));
         });
     });
 }

@@ -234,9 +234,9 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
         cached.decision = decide(catalog, ctx, record, read);
         // Captured now: a rejection's abort will undo any SET LOCAL of the record.
         cached.audit = audit_record_of(catalog, cached.decision, record);
-        cached.audit.shape_hash = shape_hash_of(cached.audit);
+        cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
         if (!cached.audit.record.empty())
-            cached.audit.record_hash = content_hash("record", cached.audit.record);
+            cached.audit.record_hash = content_hash(audit_key(), "record", cached.audit.record);
         cached.catalog = catalog_ptr;
         cached.catalog_generation = catalog_generation();
         cached.membership_generation = membership_generation();
@@ -279,7 +279,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     audit.pid = facts.pid;
     audit.query_id = stmt ? static_cast<int64>(stmt->queryId) : 0;
     bool same_text = !set_statement_text(audit.statement, source, stmt) && audit.statement_hash;
-    if (!same_text) audit.statement_hash = content_hash("statement", audit.statement);
+    if (!same_text) audit.statement_hash = content_hash(audit_key(), "statement", audit.statement);
     audit.sync = audit_mode == static_cast<int>(AuditMode::Sync);
 
     // The queue entry: encoded anew when anything but the id and time differs from the last one,
@@ -298,7 +298,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog_ptr,
     };
     static std::string entry;  // reused: no allocation per statement once it has grown
     // The same decision without the texts the audit may already hold: the queue takes it
-    // instead when they are (a fifth of the bytes to copy in and for the writer to read).
+    // instead when they are (a third of the bytes or less to copy in and for the writer to read).
     static std::string short_entry;
     static EntryKey entry_key{};
     EntryKey key_now{last.template_refresh, audit.query_id, audit.database, audit.session_role,

@@ -20,6 +20,9 @@ namespace {
 struct SharedState {
     pg_atomic_uint64 next_decision_id;
     pg_atomic_uint64 purge_generation;
+    // The key of the audit's identities (audit_hash.hpp): drawn at each start of shared memory,
+    // written before any backend exists and never changed, never shown to SQL.
+    AuditKey audit_key;
 };
 
 SharedState *shared = nullptr;
@@ -54,6 +57,12 @@ void attach_shared_memory(void) {
     if (!found) {
         pg_atomic_init_u64(&shared->next_decision_id, first_decision_id());
         pg_atomic_init_u64(&shared->purge_generation, 0);
+        unsigned char key[16];
+        if (!pg_strong_random(key, sizeof(key)))
+            ereport(FATAL, (errmsg("pg_clarify could not draw the key of its audit hashes")));
+        AuditHash words = hash_from_bytes(key);
+        shared->audit_key = AuditKey{words.lo, words.hi};
+        explicit_bzero(key, sizeof(key));
     }
     bool queue_found = false;
     void *queue = ShmemInitStruct("pg_clarify audit queue", audit_queue_shmem_size(), &queue_found);
@@ -75,6 +84,10 @@ void bump_purge_generation() {
 }
 uint64 purge_generation() {
     return pg_atomic_read_u64(&shared->purge_generation);
+}
+
+const AuditKey &audit_key() {
+    return shared->audit_key;
 }
 
 // Each backend takes ids in blocks: one shared atomic operation per kIdBlock decisions instead of

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pg.hpp"
+#include "audit_hash.hpp"
 
 namespace clarify::pg {
 
@@ -13,5 +14,9 @@ uint64 next_decision_id();
 // Moved by clarify.purge_audit(): audit writers forget which texts they stored.
 void bump_purge_generation();
 uint64 purge_generation();
+
+// The secret key of the audit's text, record and shape identities; new at every server start
+// (a restart stores the same texts again under new identities).
+const AuditKey &audit_key();
 
 }  // namespace clarify::pg

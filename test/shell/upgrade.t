@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 8
+plan 10
 
 old=clarify_upgrade_old new=clarify_upgrade_new
 q() { "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -qAt -d "$1" -c "$2"; }
@@ -89,10 +89,16 @@ for _ in $(seq 50); do
 done
 before=$(q "$old" "$rows_sql")
 contains "the 1.0 database is populated, its audit included" "$before" "audit=2"
+# Every field of every audit row, texts included: the update changes how texts are keyed.
+audit_sql="SELECT string_agg(concat_ws(' | ', decision_id, statement, decision, state, reason, columns,
+  bindings, payload, record), E'\n' ORDER BY decision_id) FROM clarify.audit"
+audit_before=$(q "$old" "$audit_sql")
+contains "the 1.0 audit shows its statements" "$audit_before" "SELECT sum(booked_amount) FROM sales.orders"
 equals "it runs catalog version 1.0" "$(q "$old" "SELECT extversion FROM pg_extension WHERE extname = 'pg_clarify'")" "1.0"
 
 check "ALTER EXTENSION pg_clarify UPDATE succeeds" q "$old" 'ALTER EXTENSION pg_clarify UPDATE'
 equals "every row is kept" "$(q "$old" "$rows_sql")" "$before"
+equals "every audit row shows the same texts" "$(q "$old" "$audit_sql")" "$audit_before"
 
 # The same example on a fresh install: its grants are part of what must match.
 q "$new" 'CREATE EXTENSION pg_clarify' >/dev/null &&
@@ -112,5 +118,8 @@ for _ in $(seq 50); do
     [[ $(q "$old" 'SELECT count(*) FROM clarify.audit') -ge 4 ]] && break
     sleep 0.1
 done
-equals "decisions after the update are audited" "$(q "$old" 'SELECT count(*) FROM clarify.audit')" "4"
+equals "decisions after the update are audited with their statements" \
+    "$(q "$old" "SELECT count(*) FROM clarify.audit WHERE statement IN
+        ('SELECT sum(booked_amount) FROM sales.orders',
+         'SELECT count(invoiced_amount) > 0 FROM sales.invoices')")" "3"
 finish

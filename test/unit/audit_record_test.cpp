@@ -8,6 +8,8 @@
 namespace clarify {
 namespace {
 
+constexpr AuditKey kKey = {0x0123456789abcdefULL, 0xfedcba9876543210ULL};
+
 AuditRecord sample() {
     AuditRecord a;
     a.decision_id = 3659401256763395ULL;
@@ -27,9 +29,9 @@ AuditRecord sample() {
     a.bindings = "[]";
     a.payload = "{\"state\":\"MISMATCH\"}";
     a.record = "{\"question_id\":\"q_1042\"}";
-    a.record_hash = 12345;
-    a.shape_hash = shape_hash_of(a);
-    a.statement_hash = content_hash("statement", a.statement);
+    a.record_hash = AuditHash{12345, 678};
+    a.shape_hash = shape_hash_of(kKey, a);
+    a.statement_hash = content_hash(kKey, "statement", a.statement);
     return a;
 }
 
@@ -56,9 +58,9 @@ TEST(AuditRecord, RoundTripsThroughTheQueueEncoding) {
     EXPECT_EQ(b.state, State::Mismatch);
     EXPECT_EQ(b.statement, a.statement);
     EXPECT_EQ(b.payload, a.payload);
-    EXPECT_EQ(b.record_hash, 12345);
+    EXPECT_EQ(b.record_hash, (AuditHash{12345, 678}));
     EXPECT_EQ(b.shape_hash, a.shape_hash);
-    EXPECT_EQ(b.statement_hash, content_hash("statement", b.statement));
+    EXPECT_EQ(b.statement_hash, content_hash(kKey, "statement", b.statement));
 }
 
 TEST(AuditRecord, PatchingAnEntryRewritesOnlyItsIdAndTime) {
@@ -87,7 +89,7 @@ TEST(AuditRecord, AViewReadsTheSameFieldsWithoutCopying) {
     EXPECT_EQ(v.reason, a.reason);
     EXPECT_GE(v.statement.data(), bytes.data());
     EXPECT_LT(v.statement.data(), bytes.data() + bytes.size());
-    EXPECT_EQ(shape_hash_of(v), shape_hash_of(a));
+    EXPECT_EQ(shape_hash_of(kKey, v), shape_hash_of(kKey, a));
     EXPECT_EQ(to_record(v).columns, a.columns);
     EXPECT_EQ(v.statement_hash, a.statement_hash);
     EXPECT_EQ(to_record(v).statement_hash, a.statement_hash);
@@ -97,12 +99,27 @@ TEST(AuditRecord, ShapesDifferWhenTheirContentDoes) {
     AuditRecord a = sample();
     AuditRecord b = a;
     b.reason = "unwritable decision";
-    EXPECT_NE(shape_hash_of(a), shape_hash_of(b));
+    EXPECT_NE(shape_hash_of(kKey, a), shape_hash_of(kKey, b));
     b = a;
     b.allowed = true;
-    EXPECT_NE(shape_hash_of(a), shape_hash_of(b));
-    EXPECT_NE(content_hash("statement", "x"), content_hash("record", "x"));
-    EXPECT_EQ(content_hash("statement", a.statement), content_hash("statement", a.statement));
+    EXPECT_NE(shape_hash_of(kKey, a), shape_hash_of(kKey, b));
+    EXPECT_EQ(shape_hash_of(kKey, a), shape_hash_of(kKey, sample()));
+    EXPECT_NE(shape_hash_of(kKey, a), shape_hash_of(AuditKey{kKey.k0, kKey.k1 + 1}, a));
+}
+
+// A reason can hold any character an agent put in a term, NUL included: text moved from one
+// part of a shape into the next is still another shape.
+TEST(AuditRecord, AShapesPartsCannotBeShiftedIntoEachOther) {
+    AuditRecord a = sample();
+    a.reason = std::string("first\0second", 13);
+    AuditRecord b = a;
+    b.reason = "first";
+    b.columns = std::string("second\0", 7) + a.columns;
+    EXPECT_NE(shape_hash_of(kKey, a), shape_hash_of(kKey, b));
+    b = a;
+    b.reason += a.columns.substr(0, 3);
+    b.columns = a.columns.substr(3);
+    EXPECT_NE(shape_hash_of(kKey, a), shape_hash_of(kKey, b));
 }
 
 TEST(AuditRecord, MalformedEntriesAreRefused) {
@@ -121,7 +138,7 @@ TEST(AuditRecord, AShortEntryCarriesTheHashesAndQuestionButNoTexts) {
     std::string full, bytes;
     encode(a, full);
     encode_stored(a, bytes);
-    EXPECT_LT(bytes.size() * 3, full.size());
+    EXPECT_LT(bytes.size() * 2, full.size());
     EXPECT_EQ(bytes.find(a.statement), std::string::npos);
     patch_entry(bytes, 7, 8);
     AuditView v = decode_view(bytes);
@@ -139,7 +156,7 @@ TEST(AuditRecord, AShortEntryCarriesTheHashesAndQuestionButNoTexts) {
     EXPECT_FALSE(decode_view(full).texts_stored);
 
     // What purge_audit() reads of a queued entry: the hashes a short one refers to.
-    std::int64_t hashes[3] = {};
+    AuditHash hashes[3] = {};
     ASSERT_TRUE(short_entry_hashes(bytes.substr(0, kAuditEntryPrefix), hashes));
     EXPECT_EQ(hashes[0], a.statement_hash);
     EXPECT_EQ(hashes[1], a.shape_hash);
@@ -150,10 +167,10 @@ TEST(AuditRecord, AShortEntryCarriesTheHashesAndQuestionButNoTexts) {
 
 TEST(AuditRecord, OnlyADecisionWithEveryHashHasAShortEntry) {
     AuditRecord a = sample();
-    a.statement_hash = 0;
+    a.statement_hash = AuditHash{};
     EXPECT_FALSE(can_encode_stored(a));
     a = sample();
-    a.record_hash = 0;  // a record without its hash
+    a.record_hash = AuditHash{};  // a record without its hash
     EXPECT_FALSE(can_encode_stored(a));
     a.record.clear();  // no record: no hash needed
     EXPECT_TRUE(can_encode_stored(a));
@@ -164,7 +181,7 @@ TEST(AuditRecord, OnlyADecisionWithEveryHashHasAShortEntry) {
 
     // Unknown flags, or a short entry without its shape hash, are malformed.
     a = sample();
-    constexpr std::size_t kFlags = kAuditEntryPrefix - 1, kShape = kFlags - 16;
+    constexpr std::size_t kFlags = kAuditEntryPrefix - 1, kShape = kFlags - 32;
     std::string full;
     encode(a, full);
     ASSERT_EQ(static_cast<unsigned char>(full[kFlags]), 0u);
@@ -174,17 +191,22 @@ TEST(AuditRecord, OnlyADecisionWithEveryHashHasAShortEntry) {
     bytes.clear();
     encode_stored(a, bytes);
     ASSERT_EQ(static_cast<unsigned char>(bytes[kFlags]), 1u);
-    std::int64_t shape;
-    std::memcpy(&shape, bytes.data() + kShape, sizeof(shape));
+    AuditHash shape;
+    std::memcpy(&shape.lo, bytes.data() + kShape, 8);
+    std::memcpy(&shape.hi, bytes.data() + kShape + 8, 8);
     ASSERT_EQ(shape, a.shape_hash);
     EXPECT_NO_THROW(decode_view(bytes));
     std::string no_shape = bytes;
-    std::memset(no_shape.data() + kShape, 0, sizeof(shape));
+    std::memset(no_shape.data() + kShape, 0, 16);
     EXPECT_THROW(decode_view(no_shape), AuditFormatError);
-    std::int64_t hashes[3];
+    // Half a hash is still a hash: only all 16 bytes zero mean "none".
+    std::string half_shape = bytes;
+    std::memset(half_shape.data() + kShape, 0, 8);
+    EXPECT_NO_THROW(decode_view(half_shape));
+    AuditHash hashes[3];
     EXPECT_FALSE(short_entry_hashes(no_shape, hashes));
     // A full entry may leave a hash out: the writer computes it.
-    a.shape_hash = 0;
+    a.shape_hash = AuditHash{};
     full.clear();
     encode(a, full);
     EXPECT_NO_THROW(decode_view(full));
