@@ -961,3 +961,19 @@ SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges_id_seq', '');
 -- dropped; only notes on refused decisions can be.
 COMMENT ON FUNCTION clarify.audit_queue() IS
     'The audit queue of each database since the server started: decisions queued, written, notes dropped (a refused decision''s note that found the queue full; decisions are never dropped), decisions timed out (refused with QC005: not committed, or no room in the queue, within pg_clarify.audit_timeout), failed batches and the last error.';
+
+--------------------------------------------------------------------------------------------------
+-- clarify.check() plans as a role with no privileges of its own
+--------------------------------------------------------------------------------------------------
+
+-- Planning runs code (folded IMMUTABLE functions, estimators, cached support functions such as a
+-- range type's subtype_diff): clarify.check() plans as this role, so code an agent wrote never
+-- runs with the rights of whoever dry-runs its SQL. Roles are shared by the cluster's databases:
+-- the first install creates it; nothing may be granted to it.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'clarify_check') THEN
+        CREATE ROLE clarify_check NOLOGIN NOINHERIT;
+    END IF;
+END
+$$;

@@ -23,13 +23,16 @@ extern "C" {
 #include "catalog/pg_proc.h"
 #include "commands/copy.h"
 #include "commands/defrem.h"
+#include "commands/prepare.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 #include "optimizer/optimizer.h"
 #include "rewrite/rewriteHandler.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
+#include "utils/catcache.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
@@ -44,19 +47,44 @@ namespace clarify::pg {
 
 namespace {
 
+// PostgreSQL 15 declares walkers as bool (*)(); route the cast through a generic pointer.
+#define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
+
 needs_fmgr_hook_type prev_needs_fmgr_hook = nullptr;
 fmgr_hook_type prev_fmgr_hook = nullptr;
 bool planning_for_check = false;
+Oid check_caller = InvalidOid;  // who called check(), while it plans
 
-// Whether calling fn while check() plans would run someone else's code with the caller's
-// rights: not built in, owned by neither the caller nor a superuser.
+// Whether calling fn while check() plans would run someone else's code: not built in, owned by
+// neither the caller nor a superuser.
 bool foreign_code(Oid fn, Oid *owner) {
     if (fn < FirstNormalObjectId) return false;
     HeapTuple tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
     if (!HeapTupleIsValid(tuple)) return true;
     *owner = ((Form_pg_proc)GETSTRUCT(tuple))->proowner;
     ReleaseSysCache(tuple);
-    return *owner != GetUserId() && !superuser_arg(*owner);
+    return *owner != check_caller && !superuser_arg(*owner);
+}
+
+// The role check() plans as (catalog: pg_clarify--1.1.sql): it must hold no privileges beyond
+// PUBLIC's, so a function the guard below cannot see (its call information cached earlier in the
+// session) still runs with none of the caller's rights.
+Oid planning_role() {
+    Oid role = get_role_oid("clarify_check", true);
+    if (!OidIsValid(role))
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("clarify.check() needs the role clarify_check"),
+                        errhint("Run ALTER EXTENSION pg_clarify UPDATE as a superuser.")));
+    CatCList *memberships = SearchSysCacheList1(AUTHMEMMEMROLE, ObjectIdGetDatum(role));
+    int n = memberships->n_members;
+    ReleaseSysCacheList(memberships);
+    if (superuser_arg(role) || n > 0)
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("clarify.check() does not plan as clarify_check: the role has been "
+                               "given privileges"),
+                        errhint("Make clarify_check a NOSUPERUSER role that is a member of no "
+                                "role.")));
+    return role;
 }
 
 extern "C" bool check_needs_fmgr_hook(Oid fn) {
@@ -82,7 +110,44 @@ struct PlannedCheck {
     List *stmts;         // PlannedStmt *, one per query the statement rewrites into
     ReadSet copy_reads;  // COPY table TO: the copied columns
     bool has_copy_reads;
+    Oid copy_relation;  // and what the caller must be allowed to select
+    Bitmapset *copy_selected;
 };
+
+// The planner checks the privileges on views itself (as the current user, unless a view's entry
+// names another): those checks stay the caller's while the planning role plans.
+bool keep_caller_view_checks(Node *node, void *caller) {
+    if (!node) return false;
+    if (IsA(node, RangeTblEntry)) {
+        check_views_as((RangeTblEntry *)node, *(Oid *)caller);
+        return false;
+    }
+    if (IsA(node, Query))
+        return query_tree_walker((Query *)node, WALKER(keep_caller_view_checks), caller,
+                                 QTW_EXAMINE_RTES_BEFORE);
+    return expression_tree_walker(node, WALKER(keep_caller_view_checks), caller);
+}
+
+// Plans as the planning role, security-restricted; the caller's identity is back afterwards.
+PlannedStmt *plan_unprivileged(Query *query, const char *sql) {
+    Oid role = planning_role();
+    Oid caller = GetUserId();
+    keep_caller_view_checks((Node *)query, &caller);
+    Oid user;
+    int sec;
+    GetUserIdAndSecContext(&user, &sec);
+    PlannedStmt *volatile planned = nullptr;
+    PG_TRY();
+    {
+        SetUserIdAndSecContext(role,
+                               sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+        planned = pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, nullptr);
+    }
+    PG_FINALLY();
+    { SetUserIdAndSecContext(user, sec); }
+    PG_END_TRY();
+    return planned;
+}
 
 void add_planned(PlannedCheck *out, Query *query, const char *sql);
 
@@ -97,12 +162,19 @@ void add_rewritten(PlannedCheck *out, Query *query, const char *sql) {
 void add_planned(PlannedCheck *out, Query *query, const char *sql) {
     CHECK_FOR_INTERRUPTS();
     if (query->commandType != CMD_UTILITY) {
-        out->stmts =
-            lappend(out->stmts, pg_plan_query(query, sql, CURSOR_OPT_PARALLEL_OK, nullptr));
+        out->stmts = lappend(out->stmts, plan_unprivileged(query, sql));
         return;
     }
     Node *utility = query->utilityStmt;
     Node *inner = nullptr;
+    if (IsA(utility, ExecuteStmt)) {
+        // A prepared statement: its queries as they were analysed and rewritten at PREPARE.
+        PreparedStatement *prepared = FetchPreparedStatement(((ExecuteStmt *)utility)->name, true);
+        ListCell *lc;
+        foreach (lc, prepared->plansource->query_list)
+            add_planned(out, (Query *)copyObjectImpl(lfirst(lc)), sql);
+        return;
+    }
     if (IsA(utility, CreateTableAsStmt)) {
         inner = ((CreateTableAsStmt *)utility)->query;
     } else if (IsA(utility, DeclareCursorStmt)) {
@@ -146,7 +218,8 @@ void add_copy_reads(PlannedCheck *out, CopyStmt *copy) {
                 selected = bms_add_member(selected, a + 1 - FirstLowInvalidHeapAttributeNumber);
         table_close(rel, AccessShareLock);
     }
-    check_select_privilege(relid, selected);
+    out->copy_relation = relid;
+    out->copy_selected = selected;
     out->copy_reads = ReadSet{reads, n};
     out->has_copy_reads = true;
 }
@@ -185,16 +258,20 @@ void plan_restricted(PlannedCheck *out, const char *sql) {
     int sec;
     GetUserIdAndSecContext(&user, &sec);
     bool read_only = XactReadOnly;
+    bool was_planning = planning_for_check;
+    Oid caller = check_caller;
     PG_TRY();
     {
         SetUserIdAndSecContext(user, sec | SECURITY_RESTRICTED_OPERATION);
         XactReadOnly = true;
         planning_for_check = true;
+        check_caller = user;
         plan_for_check(out, sql);
     }
     PG_FINALLY();
     {
-        planning_for_check = false;
+        planning_for_check = was_planning;
+        check_caller = caller;
         XactReadOnly = read_only;
         SetUserIdAndSecContext(user, sec);
     }
@@ -202,6 +279,10 @@ void plan_restricted(PlannedCheck *out, const char *sql) {
 }
 
 }  // namespace
+
+bool check_is_planning() {
+    return planning_for_check;
+}
 
 void install_check() {
     prev_needs_fmgr_hook = needs_fmgr_hook;
@@ -218,7 +299,10 @@ std::string check_statement(const char *sql) {
     PlannedCheck planned = {};
     pg_guard([&] { plan_restricted(&planned, sql); });
     GovernedReads read;
-    if (planned.has_copy_reads) read = governed_reads(*catalog, planned.copy_reads);
+    if (planned.has_copy_reads) {
+        check_copy_privileges(planned.copy_relation, planned.copy_selected);
+        read = governed_reads(*catalog, planned.copy_reads);
+    }
     for (int i = 0; i < pg_guard([&] { return list_length(planned.stmts); }); ++i) {
         PlannedStmt *stmt = static_cast<PlannedStmt *>(list_nth(planned.stmts, i));
         check_plan_privileges(stmt);

@@ -6,6 +6,7 @@ extern "C" {
 #include "access/xact.h"
 #include "executor/executor.h"
 #include "replication/syncrep.h"
+#include "catalog/pg_class.h"
 #include "storage/lockdefs.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
@@ -24,6 +25,14 @@ using CheckPermsHook = ExecutorCheckPerms_hook_type;
 
 inline Bitmapset *selected_columns(const RangeTblEntry *rte) {
     return rte->selectedCols;
+}
+
+// Makes the privilege checks of a view's entry those of `user` (when they were the current
+// user's).
+inline void check_views_as(RangeTblEntry *rte, Oid user) {
+    if (rte->rtekind == RTE_RELATION && rte->relkind == RELKIND_VIEW &&
+        !OidIsValid(rte->checkAsUser))
+        rte->checkAsUser = user;
 }
 
 // The permission checks executing the plan would make (raises on a violation).

@@ -104,15 +104,26 @@ GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt) {
     return governed_reads(catalog, reads);
 }
 
-void check_plan_privileges(PlannedStmt *stmt) {
+namespace {
+template <typename Check>
+void without_gate(Check &&check) {
     checking_privileges = true;
     try {
-        pg_guard([&] { check_select_privileges(stmt); });
+        pg_guard(check);
     } catch (...) {
         checking_privileges = false;
         throw;
     }
     checking_privileges = false;
+}
+}  // namespace
+
+void check_plan_privileges(PlannedStmt *stmt) {
+    without_gate([&] { check_select_privileges(stmt); });
+}
+
+void check_copy_privileges(Oid relation, Bitmapset *selected) {
+    without_gate([&] { check_select_privilege(relation, selected); });
 }
 
 namespace {
@@ -470,6 +481,12 @@ void gate_range_table(List *range_table) {
 }
 
 void clarify_executor_start(QueryDesc *query_desc, int eflags) {
+    // clarify.check() runs nothing: a function its planning reaches must not run statements
+    // (table_to_xml, SQL in a PL/pgSQL function); the gate's own catalog loading excepted.
+    if (check_is_planning() && !loading_governance())
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("clarify.check() runs no statement while planning one"),
+                        errdetail("Planning the statement called a function that runs SQL.")));
     PlannedStmt *saved_stmt = starting_stmt;
     const char *saved_text = starting_text;
     bool saved_explain = starting_explain_only;

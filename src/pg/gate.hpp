@@ -33,6 +33,10 @@ GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt);
 // The caller's SELECT privileges on what the plan reads, as executing it would check them
 // (raises the permission error); the gate itself does not decide this check.
 void check_plan_privileges(PlannedStmt *stmt);
+// The same for COPY relation TO: SELECT on the columns in `selected` (selectedCols' offsets).
+void check_copy_privileges(Oid relation, Bitmapset *selected);
+// True while clarify.check() plans a statement: nothing may be executed then.
+bool check_is_planning();
 
 // clarify.last_decision(): the session's most recent decision; "" when there was none.
 std::string last_decision_json();

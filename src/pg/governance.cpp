@@ -189,6 +189,9 @@ void load_roles() {
         state.roles_stale = true;
         throw;
     }
+    // Loaded with the parallel operation's snapshot, maybe older than a change whose invalidation
+    // was already read: good for this statement, loaded again after it.
+    if (pg_guard([] { return IsInParallelMode(); })) state.roles_stale = true;
 }
 
 void load_catalog(Catalog &catalog) {
@@ -345,6 +348,22 @@ bool session_is_gated() {
 std::shared_ptr<const Catalog> governance_catalog() {
     if (!state.catalog_stale && state.catalog) return state.catalog;
     if (!extension_present() || pg_guard([] { return creating_extension; })) return nullptr;
+    struct Mode {
+        bool parallel, transaction_snapshot;
+    };
+    Mode mode = pg_guard([] { return Mode{IsInParallelMode(), IsolationUsesXactSnapshot()}; });
+    // In parallel mode no newer snapshot than the operation's can be taken; under REPEATABLE READ
+    // or SERIALIZABLE that is the transaction's, from before changes (a revoked approval) that
+    // must apply: refuse rather than decide on them.
+    if (mode.parallel && mode.transaction_snapshot)
+        throw ReportedError(ERRCODE_FEATURE_NOT_SUPPORTED,
+                            "pg_clarify cannot load the governance catalog inside a parallel "
+                            "operation under REPEATABLE READ or SERIALIZABLE",
+                            "A parallel operation sees only the transaction's snapshot, which may "
+                            "predate a change that must apply to this statement (a revoked "
+                            "approval).",
+                            "Run it again after the transaction, or mark the function that runs "
+                            "it PARALLEL RESTRICTED.");
     auto fresh = std::make_shared<Catalog>();
     state.catalog_stale = false;
     try {
@@ -358,6 +377,7 @@ std::shared_ptr<const Catalog> governance_catalog() {
     }
     state.catalog = std::move(fresh);
     ++state.catalog_generation;
+    if (mode.parallel) state.catalog_stale = true;  // as for the roles: loaded again after it
     return state.catalog;
 }
 

@@ -7,7 +7,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 19
+plan 27
 
 db=clarify_security_check
 psql_db() { "$PG_BINDIR/psql" -X -qAt -v VERBOSITY=verbose -d "$db" "$@" 2>&1; }
@@ -83,7 +83,7 @@ out=$(as_dba "SELECT clarify.check('SELECT public.pwn()')")
 contains "so does a superuser's" "$out" "does not run public.pwn()"
 equals "no approval was created" "$(as_dba "SELECT count(*) FROM clarify.approvals WHERE question_id = 'q_pwn'")" 0
 out=$(as_agent -c "SELECT clarify.check('SELECT public.scribble()')")
-contains "the agent's own check() runs its own function read-only" "$out" "read-only transaction"
+contains "the agent's own check() runs no statement of its own function" "$out" "runs no statement while planning"
 equals "and it wrote nothing" "$(as_dba 'SELECT count(*) FROM public.notes')" 0
 
 # 4. The caller's privileges apply before anything is reported.
@@ -98,5 +98,48 @@ for stmt in "EXPLAIN ANALYZE SELECT * FROM sales.booked" \
     "DECLARE c CURSOR FOR SELECT booked_amount FROM sales.booked"; do
     out=$(as_agent -c "SELECT clarify.check(\$q\$$stmt\$q\$) ->> 'state'")
     equals "check() of ${stmt%% *} ${stmt#* } decides the view's column" "$out" "AMBIGUOUS"
+done
+# 6. Review findings: code reached through caches, built-in functions that run SQL, COPY's own
+# privilege check, prepared statements.
+as_agent <<'SQL' >/dev/null
+CREATE FUNCTION public.sd(float8, float8) RETURNS float8 LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF current_user <> 'agent' THEN
+    RAISE NOTICE 'sd ran as %', current_user;
+    PERFORM sum(booked_amount) FROM sales.orders;
+  END IF;
+  RETURN $1 - $2;
+END $$;
+CREATE TYPE public.fr AS RANGE (subtype = float8, subtype_diff = public.sd);
+CREATE TABLE public.rt (r public.fr);
+INSERT INTO public.rt SELECT public.fr(g, g + 10) FROM generate_series(1, 1000) g;
+ANALYZE public.rt;
+SQL
+out=$(psql_db <<'SQL'
+SELECT r FROM public.rt LIMIT 1;
+ANALYZE;
+SELECT clarify.check($$SELECT * FROM public.rt WHERE r && public.fr(5, 7)$$) ->> 'decision';
+SQL
+)
+[[ $out != *"sd ran as postgres"* ]] &&
+    pass "an agent's function cached by the DBA's session never runs with the DBA's rights" ||
+    fail "an agent's function cached by the DBA's session never runs with the DBA's rights" "$out"
+out=$(as_dba "SELECT clarify.check(\$q\$SELECT id FROM sales.invoices
+    WHERE customer_country = (table_to_xml('sales.orders', false, true, '')::text)\$q\$)")
+contains "check() runs a built-in function it folds with no privileges of the caller's" "$out" "permission denied"
+[[ $out != *"<booked_amount>"* ]] && pass "and shows no governed value" || fail "and shows no governed value" "$out"
+out=$(as_agent -c "SELECT clarify.check('COPY sales.orders TO STDOUT') ->> 'state'")
+equals "check() of COPY relation TO answers, as the agent" "$out" "AMBIGUOUS"
+equals "and is not a decision of its own" \
+    "$(as_dba "SELECT count(*) FROM clarify.audit WHERE statement LIKE '%clarify.check(''COPY%'")" 0
+out=$(as_agent <<'SQL'
+PREPARE p AS SELECT booked_amount FROM sales.orders;
+SELECT 'execute ' || (clarify.check('EXECUTE p') ->> 'state');
+SELECT 'ctas ' || (clarify.check('CREATE TABLE public.x AS EXECUTE p') ->> 'state');
+SELECT 'explain ' || (clarify.check('EXPLAIN ANALYZE EXECUTE p') ->> 'state');
+SQL
+)
+for shape in execute ctas explain; do
+    contains "check() of a prepared statement ($shape) decides its query" "$out" "$shape AMBIGUOUS"
 done
 finish

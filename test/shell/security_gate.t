@@ -7,7 +7,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 13
+plan 15
 
 db=clarify_security
 psql_db() { "$PG_BINDIR/psql" -X -qAt -v VERBOSITY=verbose -d "$db" "$@" 2>&1; }
@@ -100,6 +100,22 @@ out=$(psql_db <<<"CREATE EXTENSION IF NOT EXISTS dblink;
   SELECT * FROM dblink('a', 'EXECUTE p') AS t(s numeric);")
 contains "the approval first allows the statement" "$out" "$truth"
 contains "after the revocation the same transaction is refused (QC004)" "$out" "QC004"
+
+# The same inside a parallel worker under REPEATABLE READ: the worker sees only the transaction's
+# snapshot, from before the revocation, so it refuses rather than decide on it.
+id=$(as_dba "SELECT clarify.confirm('q_rr', 'revenue', 'metric.booked_revenue', 'agent', 'user:alice')")
+record='{"question_id":"q_rr","bindings":[{"term":"revenue","concept":"metric.booked_revenue","source":"user_confirmation"}]}'
+out=$(psql_db <<<"SELECT dblink_connect('w', 'dbname=$db user=agent host=$PGHOST port=$PGPORT');
+  SELECT dblink_exec('w', 'CREATE FUNCTION pg_temp.leak(q text) RETURNS text LANGUAGE plpgsql PARALLEL SAFE AS \$f\$DECLARE r text; BEGIN EXECUTE q INTO r; RETURN r; END\$f\$');
+  SELECT dblink_exec('w', 'SET force_parallel_mode = on');
+  SELECT dblink_exec('w', 'BEGIN ISOLATION LEVEL REPEATABLE READ');
+  SELECT dblink_exec('w', \$\$SET LOCAL pg_clarify.resolution = '$record'\$\$);
+  SELECT * FROM dblink('w', 'SELECT sum(booked_amount) FROM sales.orders') AS t(s numeric);
+  SELECT clarify.revoke($id);
+  SELECT * FROM dblink('w', \$\$SELECT pg_temp.leak('SELECT sum(booked_amount)::text FROM sales.orders')\$\$) AS t(s text);")
+contains "under REPEATABLE READ the approval first allows the statement" "$out" "$truth"
+n=$(grep -c "$truth" <<<"$out")
+equals "after the revocation a parallel worker does not return the value" "$n" 1
 
 # 4. While an agent plans, governed columns have no statistics.
 out=$(as_agent <<'SQL'
