@@ -327,10 +327,12 @@ CREATE TABLE clarify.approvals (
     created_at   timestamptz NOT NULL DEFAULT now(),
     expires_at   timestamptz NOT NULL,
     revoked_at   timestamptz,
+    question     text,
     CONSTRAINT approvals_question_id_check CHECK (question_id ~ '[^[:space:]]'),
     CONSTRAINT approvals_term_check CHECK (term <> '' AND term = clarify.normalize_term(term)),
     CONSTRAINT approvals_confirmed_by_check CHECK (confirmed_by ~ '[^[:space:]]'),
-    CONSTRAINT approvals_expiry_check CHECK (expires_at > created_at)
+    CONSTRAINT approvals_expiry_check CHECK (expires_at > created_at),
+    CONSTRAINT approvals_question_check CHECK (question ~ '[^[:space:]]')
 );
 
 CREATE INDEX approvals_question_id_idx ON clarify.approvals (question_id);
@@ -342,6 +344,8 @@ COMMENT ON COLUMN clarify.approvals.term IS
 COMMENT ON COLUMN clarify.approvals.granted_to IS
     'The role (and its members) that may rely on this confirmation.';
 COMMENT ON COLUMN clarify.approvals.confirmed_by IS 'The user who made the choice.';
+COMMENT ON COLUMN clarify.approvals.question IS
+    'The question text the user answered: the confirmation holds only for a resolution record asking exactly this text (surrounding white space aside). NULL: any text of the question.';
 
 CREATE FUNCTION clarify.approvals_normalize() RETURNS trigger
     LANGUAGE plpgsql
@@ -451,13 +455,16 @@ COMMENT ON FUNCTION clarify.gated() IS
 
 -- The application that talks to the user records the user's choice; it runs with the owner's
 -- rights so that it needs no access to the tables. An agent must never vouch for itself, so a
--- gated caller is refused even if someone granted it EXECUTE.
+-- gated caller is refused even if someone granted it EXECUTE. With the question's text, the
+-- choice holds only for that question: an agent cannot carry it over to another one by keeping
+-- the question_id.
 CREATE FUNCTION clarify.confirm(question_id text,
                                 term text,
                                 concept text,
                                 granted_to regrole,
                                 confirmed_by text,
-                                expires_in interval DEFAULT '1 hour')
+                                expires_in interval DEFAULT '1 hour',
+                                question text DEFAULT NULL)
     RETURNS bigint
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
@@ -465,6 +472,7 @@ AS $$
 DECLARE
     chosen      clarify.concepts;
     chosen_term text;
+    asked       text;
     candidates  text;
     new_id      bigint;
 BEGIN
@@ -494,6 +502,13 @@ BEGIN
        OR pg_catalog.now() + confirm.expires_in <= pg_catalog.now() THEN
         RAISE EXCEPTION 'expires_in must be a positive interval, not %', confirm.expires_in
             USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF confirm.question IS NOT NULL THEN
+        asked := pg_catalog.btrim(confirm.question, E' \t\n\r\f\x0B');
+        IF asked = '' THEN
+            RAISE EXCEPTION 'question must not be blank; pass NULL to confirm for any question text'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
     END IF;
     IF confirm.term IS NOT NULL THEN
         chosen_term := clarify.normalize_term(confirm.term);
@@ -545,16 +560,16 @@ BEGIN
     END IF;
 
     INSERT INTO clarify.approvals AS a
-           (question_id, term, concept_id, granted_to, confirmed_by, expires_at)
+           (question_id, term, concept_id, granted_to, confirmed_by, expires_at, question)
     VALUES (confirm.question_id, chosen_term, chosen.id, confirm.granted_to,
-            confirm.confirmed_by, pg_catalog.now() + confirm.expires_in)
+            confirm.confirmed_by, pg_catalog.now() + confirm.expires_in, asked)
     RETURNING a.id INTO new_id;
     RETURN new_id;
 END
 $$;
 
-COMMENT ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) IS
-    'Records that a user chose this meaning for a term in one question, for the given role, until it expires. Returns the confirmation id.';
+COMMENT ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) IS
+    'Records that a user chose this meaning for a term in one question (for that question text only, when given), for the given role, until it expires. Returns the confirmation id.';
 
 -- Revoking keeps the row (the audit refers to it) and stamps when it stopped counting.
 CREATE FUNCTION clarify.revoke(approval_id bigint) RETURNS void

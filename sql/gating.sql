@@ -54,10 +54,10 @@ SELECT clarify.confirm('q', 'revenue', 'metric.booked_revenue', 'regress_agent',
 \set VERBOSITY default
 RESET ROLE;
 -- Even when granted EXECUTE, a gated caller cannot confirm.
-GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) TO regress_agent;
+GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) TO regress_agent;
 SET ROLE regress_agent;
 \set VERBOSITY terse
 SELECT clarify.confirm('q', 'revenue', 'metric.booked_revenue', 'regress_agent', 'me');
 \set VERBOSITY default
 RESET ROLE;
-REVOKE EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) FROM regress_agent;
+REVOKE EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) FROM regress_agent;
