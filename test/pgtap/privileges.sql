@@ -2,7 +2,7 @@
 -- never see who confirmed what, who is governed or which columns are watched, and cannot record
 -- confirmations. The confirmer needs nothing but EXECUTE on confirm and revoke.
 BEGIN;
-SELECT plan(72);
+SELECT plan(73);
 
 CREATE ROLE regress_agent;
 CREATE ROLE regress_confirmer;
@@ -50,6 +50,8 @@ SELECT function_privs_are('clarify', 'govern_role', ARRAY['regrole'], 'public', 
                           'govern_role is not for everyone');
 SELECT function_privs_are('clarify', 'release_role', ARRAY['regrole'], 'public', ARRAY[]::text[],
                           'release_role is not for everyone');
+SELECT function_privs_are('clarify', 'code_privileges', ARRAY['regrole'], 'public', ARRAY[]::text[],
+                          'code_privileges is not for everyone');
 SELECT function_privs_are('clarify', 'catalog_changed', ARRAY[]::text[], 'public', ARRAY[]::text[],
                           'catalog_changed is not for everyone');
 

@@ -1,7 +1,7 @@
 -- The catalog's shape as the library and pg_dump rely on it: names, types, keys, triggers,
 -- function signatures and attributes, and the tables pg_dump must carry.
 BEGIN;
-SELECT plan(74);
+SELECT plan(76);
 
 -- Tables and their columns (the library reads these names).
 SELECT has_schema('clarify');
@@ -116,6 +116,8 @@ SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'clarify.revoke(bigint)'::r
           'revoke runs with a fixed search_path');
 SELECT function_returns('clarify', 'govern_role', ARRAY['regrole'], 'void');
 SELECT isnt_definer('clarify', 'govern_role', ARRAY['regrole']);
+SELECT function_returns('clarify', 'code_privileges', ARRAY['regrole'], 'setof record');
+SELECT isnt_definer('clarify', 'code_privileges', ARRAY['regrole']);
 SELECT function_returns('clarify', 'release_role', ARRAY['regrole'], 'void');
 SELECT isnt_definer('clarify', 'release_role', ARRAY['regrole']);
 
