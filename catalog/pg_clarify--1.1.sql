@@ -327,10 +327,12 @@ CREATE TABLE clarify.approvals (
     created_at   timestamptz NOT NULL DEFAULT now(),
     expires_at   timestamptz NOT NULL,
     revoked_at   timestamptz,
+    question     text,
     CONSTRAINT approvals_question_id_check CHECK (question_id ~ '[^[:space:]]'),
     CONSTRAINT approvals_term_check CHECK (term <> '' AND term = clarify.normalize_term(term)),
     CONSTRAINT approvals_confirmed_by_check CHECK (confirmed_by ~ '[^[:space:]]'),
-    CONSTRAINT approvals_expiry_check CHECK (expires_at > created_at)
+    CONSTRAINT approvals_expiry_check CHECK (expires_at > created_at),
+    CONSTRAINT approvals_question_check CHECK (question ~ '[^[:space:]]')
 );
 
 CREATE INDEX approvals_question_id_idx ON clarify.approvals (question_id);
@@ -342,6 +344,8 @@ COMMENT ON COLUMN clarify.approvals.term IS
 COMMENT ON COLUMN clarify.approvals.granted_to IS
     'The role (and its members) that may rely on this confirmation.';
 COMMENT ON COLUMN clarify.approvals.confirmed_by IS 'The user who made the choice.';
+COMMENT ON COLUMN clarify.approvals.question IS
+    'The question text the user answered: the confirmation holds only for a resolution record asking exactly this text (surrounding white space aside). NULL: any text of the question.';
 
 CREATE FUNCTION clarify.approvals_normalize() RETURNS trigger
     LANGUAGE plpgsql
@@ -451,13 +455,16 @@ COMMENT ON FUNCTION clarify.gated() IS
 
 -- The application that talks to the user records the user's choice; it runs with the owner's
 -- rights so that it needs no access to the tables. An agent must never vouch for itself, so a
--- gated caller is refused even if someone granted it EXECUTE.
+-- gated caller is refused even if someone granted it EXECUTE. With the question's text, the
+-- choice holds only for that question: an agent cannot carry it over to another one by keeping
+-- the question_id.
 CREATE FUNCTION clarify.confirm(question_id text,
                                 term text,
                                 concept text,
                                 granted_to regrole,
                                 confirmed_by text,
-                                expires_in interval DEFAULT '1 hour')
+                                expires_in interval DEFAULT '1 hour',
+                                question text DEFAULT NULL)
     RETURNS bigint
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
@@ -465,6 +472,7 @@ AS $$
 DECLARE
     chosen      clarify.concepts;
     chosen_term text;
+    asked       text;
     candidates  text;
     new_id      bigint;
 BEGIN
@@ -494,6 +502,13 @@ BEGIN
        OR pg_catalog.now() + confirm.expires_in <= pg_catalog.now() THEN
         RAISE EXCEPTION 'expires_in must be a positive interval, not %', confirm.expires_in
             USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF confirm.question IS NOT NULL THEN
+        asked := pg_catalog.btrim(confirm.question, E' \t\n\r\f\x0B');
+        IF asked = '' THEN
+            RAISE EXCEPTION 'question must not be blank; pass NULL to confirm for any question text'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
     END IF;
     IF confirm.term IS NOT NULL THEN
         chosen_term := clarify.normalize_term(confirm.term);
@@ -545,16 +560,16 @@ BEGIN
     END IF;
 
     INSERT INTO clarify.approvals AS a
-           (question_id, term, concept_id, granted_to, confirmed_by, expires_at)
+           (question_id, term, concept_id, granted_to, confirmed_by, expires_at, question)
     VALUES (confirm.question_id, chosen_term, chosen.id, confirm.granted_to,
-            confirm.confirmed_by, pg_catalog.now() + confirm.expires_in)
+            confirm.confirmed_by, pg_catalog.now() + confirm.expires_in, asked)
     RETURNING a.id INTO new_id;
     RETURN new_id;
 END
 $$;
 
-COMMENT ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) IS
-    'Records that a user chose this meaning for a term in one question, for the given role, until it expires. Returns the confirmation id.';
+COMMENT ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) IS
+    'Records that a user chose this meaning for a term in one question (for that question text only, when given), for the given role, until it expires. Returns the confirmation id.';
 
 -- Revoking keeps the row (the audit refers to it) and stamps when it stopped counting.
 CREATE FUNCTION clarify.revoke(approval_id bigint) RETURNS void
@@ -600,27 +615,94 @@ COMMENT ON FUNCTION clarify.revoke(bigint) IS
 -- Governing roles
 --------------------------------------------------------------------------------------------------
 
+-- Code a role creates (a function, an operator, an index expression, a view) runs with that
+-- role's identity wherever it is used: by maintenance, by other roles, while statements are
+-- planned. These are the ways a role can create code in this database: privileges held by it,
+-- by a role it belongs to or by PUBLIC, and ownership (an owner can always grant itself), each
+-- with the statement that takes it away.
+CREATE FUNCTION clarify.code_privileges(r regrole)
+    RETURNS TABLE (privilege text, revoke text)
+    LANGUAGE sql STABLE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+WITH db AS (
+    SELECT d.datname, d.datdba, coalesce(d.datacl, acldefault('d', d.datdba)) AS acl
+      FROM pg_database d
+     WHERE d.datname = current_database()
+), schemas AS (
+    SELECT n.nspname, n.nspowner, coalesce(n.nspacl, acldefault('n', n.nspowner)) AS acl
+      FROM pg_namespace n
+     WHERE n.nspname !~ '^pg_(toast_)?temp_'
+), grants AS (
+    SELECT 'DATABASE' AS kind, db.datname AS object, a.privilege_type, a.grantee
+      FROM db, aclexplode(db.acl) a
+     WHERE a.privilege_type IN ('CREATE', 'TEMPORARY') AND a.grantee <> db.datdba
+    UNION
+    SELECT 'SCHEMA', s.nspname, a.privilege_type, a.grantee
+      FROM schemas s, aclexplode(s.acl) a
+     WHERE a.privilege_type = 'CREATE' AND a.grantee <> s.nspowner
+), found AS (
+    SELECT 1 AS rank, 'is a superuser' AS privilege,
+           format('ALTER ROLE %s NOSUPERUSER;', r) AS revoke
+      FROM pg_roles WHERE oid = r AND rolsuper
+    UNION ALL
+    SELECT 2, format('owns database %I', db.datname),
+           format('ALTER DATABASE %I OWNER TO <another role>;', db.datname)
+      FROM db WHERE pg_has_role(r::oid, db.datdba, 'MEMBER')
+    UNION ALL
+    SELECT 3, format('owns schema %I', s.nspname),
+           format('ALTER SCHEMA %I OWNER TO <another role>;', s.nspname)
+      FROM schemas s WHERE pg_has_role(r::oid, s.nspowner, 'MEMBER')
+    UNION ALL
+    SELECT 4, format('%s on %s %I, granted to %s',
+                     CASE g.privilege_type WHEN 'TEMPORARY' THEN 'TEMP' ELSE g.privilege_type END,
+                     lower(g.kind), g.object,
+                     CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END),
+           format('REVOKE %s ON %s %I FROM %s;',
+                  CASE g.privilege_type WHEN 'TEMPORARY' THEN 'TEMP' ELSE g.privilege_type END,
+                  g.kind, g.object,
+                  CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END)
+      FROM grants g
+     WHERE g.grantee = 0 OR pg_has_role(r::oid, g.grantee, 'MEMBER')
+)
+SELECT f.privilege, f.revoke FROM found f
+ WHERE NOT EXISTS (SELECT 1 FROM pg_roles su WHERE su.oid = r AND su.rolsuper) OR f.rank = 1
+ ORDER BY f.rank, f.privilege
+$$;
+
+COMMENT ON FUNCTION clarify.code_privileges(regrole) IS
+    'What lets a role create functions and other code in this database (privileges of its own, of a role it belongs to or of PUBLIC, ownership), each with the statement that takes it away.';
+
 -- Deliberately not SECURITY DEFINER: deciding who is an agent is the catalog owner's call, and
--- the table privileges enforce that even if EXECUTE is granted by mistake.
+-- the table privileges enforce that even if EXECUTE is granted by mistake. Governing a role that
+-- can create code is allowed, but said loudly.
 CREATE FUNCTION clarify.govern_role(r regrole) RETURNS void
     LANGUAGE plpgsql VOLATILE
     SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    fixes text;
 BEGIN
     IF r IS NULL THEN
         RAISE EXCEPTION 'role must not be NULL'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles ro WHERE ro.oid = r AND ro.rolsuper) THEN
-        RAISE WARNING 'role "%" is a superuser and can switch the gate off', r;
-    END IF;
     INSERT INTO clarify.agent_roles (agent_role) VALUES (r)
         ON CONFLICT (agent_role) DO NOTHING;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles ro WHERE ro.oid = r AND ro.rolsuper) THEN
+        RAISE WARNING 'role "%" is a superuser and can switch the gate off', r;
+    ELSE
+        SELECT pg_catalog.string_agg(p.revoke, ' ') INTO fixes FROM clarify.code_privileges(r) p;
+        IF fixes IS NOT NULL THEN
+            RAISE WARNING 'role "%" can create functions, and code an agent owns runs with the agent''s identity also when other roles or maintenance use it', r
+                USING HINT = 'Revoke what allows it: ' || fixes;
+        END IF;
+    END IF;
 END
 $$;
 
 COMMENT ON FUNCTION clarify.govern_role(regrole) IS
-    'Makes a role an agent: its sessions, and those of its members, pass the clarification gate. Repeating it is harmless.';
+    'Makes a role an agent: its sessions, and those of its members, pass the clarification gate. Warns when the role can create code. Repeating it is harmless.';
 
 CREATE FUNCTION clarify.release_role(r regrole) RETURNS void
     LANGUAGE plpgsql VOLATILE

@@ -104,8 +104,10 @@ def main():
 
     section(f"2. The user chose {option['label']}: the app records it, the agent re-runs")
     approval = confirm(app, "q_1042", "revenue", option["value"], granted_to="agent",
-                       confirmed_by="user:alice@example.com", expires_in="1 hour")
-    say(f"  app: clarify.confirm(...) recorded approval #{approval}")
+                       confirmed_by="user:alice@example.com", expires_in="1 hour",
+                       question=record.question)
+    say(f"  app: clarify.confirm(..., question => {record.question!r}) recorded approval "
+        f"#{approval}, for this question's text only")
     record = record.with_binding(Binding("revenue", option["value"], "user_confirmation"))
     rows = ask_agent(agent, record, option["value"], "Germany")
     binding = next(b for b in agent.last_decision()["bindings"] if b["concept"] == option["value"])

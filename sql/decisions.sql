@@ -55,7 +55,19 @@ RESET ROLE;
 SET ROLE regress_finance_agent;
 SELECT public.gate_state('SELECT sum(recognized_amount) FROM sales.revenue_ledger') AS other_role;
 RESET ROLE;
+-- Recorded with the question's text, a confirmation holds for that question only: a record that
+-- keeps its question_id for another question is UNVERIFIED. Texts compare exactly, surrounding
+-- white space aside.
+SET ROLE regress_app;
+SELECT clarify.confirm('q_2002', 'revenue', 'metric.invoiced_revenue', 'regress_agent', 'user:alice', question => 'Show revenue for Germany') > 0 AS confirmed_for_text;
 SET ROLE regress_agent;
+SET pg_clarify.resolution = '{"question_id": "q_2002", "question": "  Show revenue for Germany\n", "bindings": [{"term": "revenue", "concept": "metric.invoiced_revenue", "source": "user_confirmation"}]}';
+SELECT public.gate_state('SELECT sum(invoiced_amount) FROM sales.invoices') AS same_question;
+SELECT r->>'decision' AS decision, r->>'source' AS source, r->>'reason' AS reason, r->'confirmed_by' AS confirmed_by FROM clarify.resolve('revenue', 'q_2002') r;
+SET pg_clarify.resolution = '{"question_id": "q_2002", "question": "Show revenue for France", "bindings": [{"term": "revenue", "concept": "metric.invoiced_revenue", "source": "user_confirmation"}]}';
+SELECT g->>'sqlstate' AS sqlstate, g->'detail'->'slots'->0->>'reason' AS reason FROM public.gate('SELECT sum(invoiced_amount) FROM sales.invoices') g;
+SELECT r->>'decision' AS decision FROM clarify.resolve('revenue', 'q_2002') r;
+SET pg_clarify.resolution = '{"question_id": "q_2001", "bindings": [{"term": "revenue", "concept": "metric.recognized_revenue", "source": "user_confirmation"}]}';
 
 -- MISMATCH: the record resolved "revenue" to recognized, the statement reads booked -> QC003.
 SELECT g->>'sqlstate' AS sqlstate, g->'detail'->'slots'->0->>'expected' AS expected, g->'detail'->'slots'->0->>'actual' AS actual, g->>'hint' AS hint

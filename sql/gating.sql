@@ -54,10 +54,24 @@ SELECT clarify.confirm('q', 'revenue', 'metric.booked_revenue', 'regress_agent',
 \set VERBOSITY default
 RESET ROLE;
 -- Even when granted EXECUTE, a gated caller cannot confirm.
-GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) TO regress_agent;
+GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) TO regress_agent;
 SET ROLE regress_agent;
 \set VERBOSITY terse
 SELECT clarify.confirm('q', 'revenue', 'metric.booked_revenue', 'regress_agent', 'me');
 \set VERBOSITY default
 RESET ROLE;
-REVOKE EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) FROM regress_agent;
+REVOKE EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) FROM regress_agent;
+-- govern_role warns, without refusing, when the role can create code that others would run with
+-- its identity: here TEMP, which PUBLIC has in a stock database. Not once that is revoked.
+CREATE ROLE regress_coder;
+SELECT current_database() AS db \gset
+SELECT clarify.govern_role('regress_coder');
+REVOKE TEMP ON DATABASE :"db" FROM PUBLIC;
+REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+SELECT clarify.govern_role('regress_coder');
+GRANT TEMP ON DATABASE :"db" TO PUBLIC;
+GRANT CREATE ON SCHEMA public TO regress_coder;
+SELECT clarify.govern_role('regress_coder');
+REVOKE CREATE ON SCHEMA public FROM regress_coder;
+SELECT clarify.release_role('regress_coder');
+DROP ROLE regress_coder;

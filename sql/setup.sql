@@ -43,7 +43,7 @@ INSERT INTO clarify.terms (term, concept_id) VALUES
   ('country', 'dim.customer_country');
 SELECT clarify.govern_role('regress_agent');
 SELECT clarify.govern_role('regress_finance_team');
-GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) TO regress_app;
+GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) TO regress_app;
 GRANT EXECUTE ON FUNCTION clarify.revoke(bigint) TO regress_app;
 
 -- Runs one statement and answers with what the gate said: ok, or the error's SQLSTATE, message,

@@ -34,11 +34,18 @@ std::optional<ConceptStatus> parse_status(const std::string &text) {
     return std::nullopt;
 }
 
+std::string_view trim_space(std::string_view text) {
+    auto space = [](char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+    };
+    std::size_t begin = 0, end = text.size();
+    while (begin < end && space(text[begin])) ++begin;
+    while (end > begin && space(text[end - 1])) --end;
+    return text.substr(begin, end - begin);
+}
+
 std::string normalize_term(const std::string &term) {
-    std::size_t begin = 0, end = term.size();
-    while (begin < end && std::isspace(static_cast<unsigned char>(term[begin]))) ++begin;
-    while (end > begin && std::isspace(static_cast<unsigned char>(term[end - 1]))) --end;
-    std::string out = term.substr(begin, end - begin);
+    std::string out(trim_space(term));
     for (char &c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
@@ -62,6 +69,7 @@ void Catalog::add_default(Default def) {
 
 void Catalog::add_approval(Approval approval) {
     approval.term = normalize_term(approval.term);
+    approval.question = std::string(trim_space(approval.question));
     std::string q = approval.question_id;
     approvals_[q].push_back(std::move(approval));
 }

@@ -4,6 +4,7 @@
 #include "model.hpp"
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -62,5 +63,9 @@ class Catalog {
 
 // Lower-case ASCII letters and trim surrounding white space: how terms are compared.
 std::string normalize_term(const std::string &term);
+
+// Without surrounding ASCII white space (space, \t, \n, \v, \f, \r): how question texts are
+// compared, byte for byte otherwise.
+std::string_view trim_space(std::string_view text);
 
 }  // namespace clarify

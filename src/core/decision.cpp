@@ -122,13 +122,23 @@ class Rules {
         return specific ? specific : everyone;
     }
 
+    // An approval recorded with the question's text holds only under a record asking exactly
+    // that (trimmed) text: a question_id kept for another question does not borrow it.
+    // *other_text tells that one would have held under its own question text.
     const Approval *valid_approval(const std::string &question_id, const std::string &term,
-                                   const std::string &concept_id) const {
+                                   const std::string &concept_id,
+                                   bool *other_text = nullptr) const {
+        if (other_text) *other_text = false;
         if (question_id.empty()) return nullptr;
+        const std::string_view asked = trim_space(record_.question);
         for (const Approval &a : catalog_.approvals_for(question_id)) {
             if (a.concept_id != concept_id || a.revoked || ctx_.now >= a.expires_at) continue;
             if (!term.empty() && !a.term.empty() && a.term != term) continue;
             if (!ctx_.applies(a.granted_to)) continue;
+            if (!a.question.empty() && a.question != asked) {
+                if (other_text) *other_text = true;
+                continue;
+            }
             return &a;
         }
         return nullptr;
@@ -138,6 +148,7 @@ class Rules {
         bool verified = false;
         std::string reason;
         std::int64_t approval_id = 0;
+        std::string confirmed_by;
     };
 
     Verification verify(const Binding &b) const {
@@ -148,13 +159,20 @@ class Rules {
                     v.reason = "the record claims a user confirmation but has no question_id";
                     return v;
                 }
-                if (const Approval *a = valid_approval(record_.question_id, b.term, b.concept_id)) {
+                bool other_text = false;
+                if (const Approval *a =
+                        valid_approval(record_.question_id, b.term, b.concept_id, &other_text)) {
                     v.verified = true;
                     v.approval_id = a->id;
+                    v.confirmed_by = a->confirmed_by;
                     return v;
                 }
-                v.reason = "no valid confirmation of " + label(b.concept_id) +
-                           " is recorded for question " + quoted(record_.question_id);
+                v.reason = other_text
+                               ? "the confirmation of " + label(b.concept_id) + " for question " +
+                                     quoted(record_.question_id) +
+                                     " was given for another question text"
+                               : "no valid confirmation of " + label(b.concept_id) +
+                                     " is recorded for question " + quoted(record_.question_id);
                 return v;
             }
             case BindingSource::ApprovedDefault: {
@@ -435,6 +453,7 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
         auto v = rules.verify(b);
         if (!v.verified) continue;
         r.approval_id = v.approval_id;
+        r.confirmed_by = v.confirmed_by;
         r.default_applied = b.source == BindingSource::ApprovedDefault;
         return resolved(
             b.concept_id, coverage_of(b.source),
@@ -446,8 +465,9 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
         if (!rules.eligible(id)) continue;
         if (const Approval *a = rules.valid_approval(qid, r.term, id)) {
             r.approval_id = a->id;
+            r.confirmed_by = a->confirmed_by;
             return resolved(id, CoverageSource::UserConfirmation,
-                            "confirmed by " + a->confirmed_by + " for question " + quoted(qid));
+                            "confirmed by the user for question " + quoted(qid));
         }
     }
     // 3. The applicable default; a dead default never falls through to the remaining candidates.

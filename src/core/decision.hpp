@@ -38,6 +38,7 @@ struct TermResolution {
     std::string default_concept;  // the applicable default's concept, "" when none applies
     bool default_applied = false;
     std::int64_t approval_id = 0;
+    std::string confirmed_by;  // who confirmed, when resolved by a user's confirmation
 };
 
 TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,

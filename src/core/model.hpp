@@ -60,6 +60,8 @@ struct Approval {
     std::string confirmed_by;
     Timestamp expires_at = kNoLimit;
     bool revoked = false;
+    // The question text the user answered, trimmed; empty when the approval holds for any text.
+    std::string question;
 };
 
 // A physical column, as the glue identifies it (relation OID, attribute number).

@@ -84,7 +84,8 @@ std::string message_for(const Catalog &catalog, const Decision &d);
 
 }  // namespace
 
-std::string resolution_json(const Catalog &catalog, const TermResolution &r) {
+std::string resolution_json(const Catalog &catalog, const TermResolution &r,
+                            bool reveal_confirmer) {
     json o = json::object();
     o["decision"] = to_string(r.decision);
     o["term"] = r.term;
@@ -95,6 +96,8 @@ std::string resolution_json(const Catalog &catalog, const TermResolution &r) {
     o["default"] = text_or_null(r.default_concept);
     o["default_applied"] = r.default_applied;
     o["approval_id"] = r.approval_id ? json(r.approval_id) : json(nullptr);
+    o["confirmed_by"] =
+        reveal_confirmer && !r.confirmed_by.empty() ? json(r.confirmed_by) : json(nullptr);
     return o.dump();
 }
 

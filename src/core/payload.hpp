@@ -7,8 +7,10 @@
 
 namespace clarify {
 
-// The JSON of clarify.resolve().
-std::string resolution_json(const Catalog &catalog, const TermResolution &resolution);
+// The JSON of clarify.resolve(). `confirmed_by` is filled in only with reveal_confirmer: who
+// confirmed what is not the agent's to know.
+std::string resolution_json(const Catalog &catalog, const TermResolution &resolution,
+                            bool reveal_confirmer);
 
 // The one-line JSON DETAIL of a rejection (CONTRACT §6); with_decision adds "decision" (check()).
 std::string decision_json(const Catalog &catalog, const Decision &decision,

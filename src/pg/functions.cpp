@@ -9,14 +9,17 @@
 #include "shared.hpp"
 
 extern "C" {
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "commands/trigger.h"
 #include "funcapi.h"
 #include "fmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
@@ -56,6 +59,21 @@ std::shared_ptr<const Catalog> require_catalog() {
     return catalog;
 }
 
+// Who confirmed a choice is shown only to a caller that is no agent and could read it in
+// clarify.approvals anyway: resolve() reveals nothing the caller's privileges do not.
+bool may_see_confirmer() {
+    if (session_is_gated()) return false;
+    return pg_guard([] {
+        Oid approvals = get_relname_relid("approvals", get_namespace_oid("clarify", false));
+        if (!OidIsValid(approvals)) return false;
+        Oid user = GetUserId();
+        if (pg_class_aclcheck(approvals, user, ACL_SELECT) == ACLCHECK_OK) return true;
+        AttrNumber column = get_attnum(approvals, "confirmed_by");
+        return column != InvalidAttrNumber &&
+               pg_attribute_aclcheck(approvals, column, user, ACL_SELECT) == ACLCHECK_OK;
+    });
+}
+
 }  // namespace
 }  // namespace clarify::pg
 
@@ -69,7 +87,7 @@ extern "C" Datum clarify_resolve(PG_FUNCTION_ARGS) {
         clarify::TermResolution r =
             clarify::resolve_term(*catalog, clarify::pg::agent_context(*catalog), current_record(),
                                   text_arg(fcinfo, 0), text_arg(fcinfo, 1));
-        return jsonb_datum(clarify::resolution_json(*catalog, r));
+        return jsonb_datum(clarify::resolution_json(*catalog, r, may_see_confirmer()));
     });
 }
 

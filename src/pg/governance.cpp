@@ -194,6 +194,13 @@ void load_roles() {
     if (pg_guard([] { return IsInParallelMode(); })) state.roles_stale = true;
 }
 
+bool approvals_have_question() {
+    return pg_guard([] {
+        Oid approvals = get_relname_relid("approvals", get_namespace_oid("clarify", false));
+        return OidIsValid(approvals) && get_attnum(approvals, "question") != InvalidAttrNumber;
+    });
+}
+
 void load_catalog(Catalog &catalog) {
     state.governed_relations.clear();
     Rows concepts = query(
@@ -234,10 +241,16 @@ void load_catalog(Catalog &catalog) {
         d.valid_until = number(defaults, r, 5);
         catalog.add_default(std::move(d));
     }
-    Rows approvals = query(
-        "SELECT id::text, question_id, coalesce(term, ''), concept_id, granted_to::oid::text, "
-        "confirmed_by, " CLARIFY_MICROS("expires_at", CLARIFY_OPEN_END)
-        " FROM clarify.approvals WHERE revoked_at IS NULL AND expires_at > pg_catalog.now()");
+    // approvals.question came with catalog 1.1: a database not yet updated has none, and its
+    // approvals hold for any question text, as they did.
+    const std::string approvals_sql =
+        std::string(
+            "SELECT id::text, question_id, coalesce(term, ''), concept_id, "
+            "granted_to::oid::text, confirmed_by, " CLARIFY_MICROS("expires_at",
+                                                                   CLARIFY_OPEN_END) ", ") +
+        (approvals_have_question() ? "coalesce(question, '')" : "''") +
+        " FROM clarify.approvals WHERE revoked_at IS NULL AND expires_at > pg_catalog.now()";
+    Rows approvals = query(approvals_sql.c_str());
     for (uint64 r = 0; r < approvals.count; ++r) {
         Approval a;
         a.id = number(approvals, r, 0);
@@ -247,6 +260,7 @@ void load_catalog(Catalog &catalog) {
         a.granted_to = static_cast<RoleId>(number(approvals, r, 4));
         a.confirmed_by = text(approvals, r, 5);
         a.expires_at = number(approvals, r, 6);
+        a.question = text(approvals, r, 7);
         catalog.add_approval(std::move(a));
     }
     // Every governed column with its partitions' and children's copies, in one query: the

@@ -1,11 +1,11 @@
 -- clarify.confirm: recording a user's choice, and every reason to refuse one.
 BEGIN;
-SELECT plan(41);
+SELECT plan(47);
 
 CREATE ROLE regress_agent;
 CREATE ROLE regress_agent_login LOGIN IN ROLE regress_agent;
 CREATE ROLE regress_confirmer;
-GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) TO regress_confirmer;
+GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) TO regress_confirmer;
 
 INSERT INTO clarify.concepts (id, kind, label, status, available, valid_from, valid_until) VALUES
     ('metric.regress_booked',      'metric', 'Booked revenue',     'approved',   true,  NULL, NULL),
@@ -157,7 +157,7 @@ SELECT is((SELECT count(*)::int FROM clarify.approvals WHERE question_id LIKE 'q
 
 -- Refusals: the caller. An agent must not vouch for itself, even with EXECUTE granted.
 SELECT clarify.govern_role('regress_agent');
-GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval) TO regress_agent;
+GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) TO regress_agent;
 SET ROLE regress_agent;
 SELECT throws_ok(
     $$SELECT clarify.confirm('q_regress_x', 'regress_revenue', 'metric.regress_booked', 'regress_agent', 'alice')$$,
@@ -201,6 +201,27 @@ SELECT lives_ok(
     'nor is a superuser: superuser status makes no one a member of a governed role');
 SELECT is((SELECT count(*)::int FROM clarify.approvals WHERE question_id LIKE 'q_regress_%'), 8,
           'only the permitted callers recorded anything');
+
+-- The question's text: recorded trimmed when given, and then the approval holds for it alone.
+SELECT is((SELECT question FROM clarify.approvals WHERE question_id = 'q_regress_1' LIMIT 1), NULL,
+          'without a question text, the confirmation holds for any text of its question');
+SELECT lives_ok(
+    $$SELECT clarify.confirm('q_regress_text_1', 'regress_revenue', 'metric.regress_booked', 'regress_agent',
+                             'ivan', question => E'  Show revenue for Germany\n')$$,
+    'confirm takes the question text by name');
+SELECT is((SELECT question FROM clarify.approvals WHERE question_id = 'q_regress_text_1'),
+          'Show revenue for Germany', 'and records it without surrounding white space');
+SELECT lives_ok(
+    $$SELECT clarify.confirm('q_regress_text_2', 'regress_revenue', 'metric.regress_booked', 'regress_agent',
+                             'judy', interval '5 minutes', 'Show booked revenue')$$,
+    'or as the seventh argument');
+SELECT is((SELECT question FROM clarify.approvals WHERE question_id = 'q_regress_text_2'),
+          'Show booked revenue', 'which is recorded too');
+SELECT throws_ok(
+    $$SELECT clarify.confirm('q_regress_text_x', 'regress_revenue', 'metric.regress_booked', 'regress_agent',
+                             'alice', question => E' \t')$$,
+    '22023', 'question must not be blank; pass NULL to confirm for any question text',
+    'a blank question text is refused');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -2,11 +2,11 @@
 -- never see who confirmed what, who is governed or which columns are watched, and cannot record
 -- confirmations. The confirmer needs nothing but EXECUTE on confirm and revoke.
 BEGIN;
-SELECT plan(69);
+SELECT plan(73);
 
 CREATE ROLE regress_agent;
 CREATE ROLE regress_confirmer;
-GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval),
+GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text),
                           clarify.revoke(bigint) TO regress_confirmer;
 SELECT clarify.govern_role('regress_agent');
 
@@ -42,7 +42,7 @@ SELECT function_privs_are('clarify', 'gated', ARRAY[]::text[], 'public', ARRAY['
                           'anyone may call gated');
 SELECT function_privs_are('clarify', 'eligible', ARRAY['clarify.concepts'], 'public', ARRAY['EXECUTE'],
                           'anyone may call eligible');
-SELECT function_privs_are('clarify', 'confirm', ARRAY['text', 'text', 'text', 'regrole', 'text', 'interval'],
+SELECT function_privs_are('clarify', 'confirm', ARRAY['text', 'text', 'text', 'regrole', 'text', 'interval', 'text'],
                           'public', ARRAY[]::text[], 'confirm is not for everyone');
 SELECT function_privs_are('clarify', 'revoke', ARRAY['bigint'], 'public', ARRAY[]::text[],
                           'revoke is not for everyone');
@@ -50,6 +50,8 @@ SELECT function_privs_are('clarify', 'govern_role', ARRAY['regrole'], 'public', 
                           'govern_role is not for everyone');
 SELECT function_privs_are('clarify', 'release_role', ARRAY['regrole'], 'public', ARRAY[]::text[],
                           'release_role is not for everyone');
+SELECT function_privs_are('clarify', 'code_privileges', ARRAY['regrole'], 'public', ARRAY[]::text[],
+                          'code_privileges is not for everyone');
 SELECT function_privs_are('clarify', 'catalog_changed', ARRAY[]::text[], 'public', ARRAY[]::text[],
                           'catalog_changed is not for everyone');
 
@@ -155,6 +157,32 @@ SELECT is((SELECT confirmed_by FROM clarify.approvals WHERE question_id = 'q_reg
           'the confirmation was recorded');
 SELECT set_config('regress.approval_id', id::text, true)
   FROM clarify.approvals WHERE question_id = 'q_regress_priv';
+-- Who confirmed is the business's record, not the agent's to read: resolve() leaves it out for
+-- an agent, and for anyone else who may not read approvals.
+SET ROLE regress_agent;
+SELECT is(clarify.resolve('regress_revenue', 'q_regress_priv') - 'options',
+          jsonb_build_object('decision', 'RESOLVED', 'term', 'regress_revenue',
+                             'selected', 'metric.regress_booked', 'source', 'user_confirmation',
+                             'reason', 'confirmed by the user for question "q_regress_priv"',
+                             'default', 'metric.regress_booked', 'default_applied', false,
+                             'approval_id', current_setting('regress.approval_id')::bigint,
+                             'confirmed_by', NULL),
+          'an agent resolving a confirmed term is not told who confirmed it');
+RESET ROLE;
+-- A confirmation granted to a role that is not an agent: whoever relies on it is told who
+-- confirmed only if allowed to read approvals.
+CREATE ROLE regress_reader IN ROLE regress_confirmer;
+SELECT clarify.confirm('q_regress_seen', 'regress_revenue', 'metric.regress_booked',
+                       'regress_confirmer', 'bob') > 0 AS confirmed;
+SET ROLE regress_confirmer;
+SELECT is(clarify.resolve('regress_revenue', 'q_regress_seen') -> 'confirmed_by', 'null'::jsonb,
+          'a role that cannot read approvals is not told who confirmed');
+RESET ROLE;
+GRANT SELECT ON clarify.approvals TO regress_reader;
+SET ROLE regress_reader;
+SELECT is(clarify.resolve('regress_revenue', 'q_regress_seen') ->> 'confirmed_by', 'bob',
+          'one that may read approvals is');
+RESET ROLE;
 SET ROLE regress_confirmer;
 SELECT lives_ok(
     $$SELECT clarify.revoke(current_setting('regress.approval_id')::bigint)$$,

@@ -1,7 +1,7 @@
 -- The catalog's shape as the library and pg_dump rely on it: names, types, keys, triggers,
 -- function signatures and attributes, and the tables pg_dump must carry.
 BEGIN;
-SELECT plan(72);
+SELECT plan(76);
 
 -- Tables and their columns (the library reads these names).
 SELECT has_schema('clarify');
@@ -44,10 +44,11 @@ SELECT fk_ok('clarify', 'defaults', ARRAY['term', 'concept_id'],
 
 SELECT columns_are('clarify', 'approvals',
     ARRAY['id', 'question_id', 'term', 'concept_id', 'granted_to', 'confirmed_by', 'created_at',
-          'expires_at', 'revoked_at']);
+          'expires_at', 'revoked_at', 'question']);
 SELECT col_type_is('clarify', 'approvals', 'id', 'bigint', 'approvals.id is bigint');
 SELECT col_type_is('clarify', 'approvals', 'granted_to', 'regrole', 'approvals.granted_to is regrole');
 SELECT col_is_null('clarify', 'approvals', 'term', 'approvals.term may be NULL');
+SELECT col_is_null('clarify', 'approvals', 'question', 'approvals.question may be NULL');
 SELECT col_not_null('clarify', 'approvals', 'expires_at', 'approvals.expires_at is NOT NULL');
 SELECT col_is_pk('clarify', 'approvals', 'id', 'approvals is keyed by id');
 SELECT fk_ok('clarify', 'approvals', 'concept_id', 'clarify', 'concepts', 'id');
@@ -95,16 +96,19 @@ SELECT volatility_is('clarify', 'gated', ARRAY[]::text[], 'stable');
 SELECT function_returns('clarify', 'eligible', ARRAY['clarify.concepts'], 'boolean');
 
 SELECT function_returns('clarify', 'confirm',
-    ARRAY['text', 'text', 'text', 'regrole', 'text', 'interval'], 'bigint');
-SELECT is_definer('clarify', 'confirm', ARRAY['text', 'text', 'text', 'regrole', 'text', 'interval']);
+    ARRAY['text', 'text', 'text', 'regrole', 'text', 'interval', 'text'], 'bigint');
+SELECT is_definer('clarify', 'confirm', ARRAY['text', 'text', 'text', 'regrole', 'text', 'interval', 'text']);
+SELECT is((SELECT count(*)::int FROM pg_proc WHERE proname = 'confirm'
+            AND pronamespace = 'clarify'::regnamespace), 1,
+          'there is one confirm, so calls and GRANT ... ON FUNCTION clarify.confirm are unambiguous');
 SELECT is((SELECT proconfig FROM pg_proc
-            WHERE oid = 'clarify.confirm(text, text, text, regrole, text, interval)'::regprocedure),
+            WHERE oid = 'clarify.confirm(text, text, text, regrole, text, interval, text)'::regprocedure),
           ARRAY['search_path=pg_catalog, pg_temp'],
           'confirm runs with a fixed search_path');
 SELECT is((SELECT pg_get_function_arguments(
-                      'clarify.confirm(text, text, text, regrole, text, interval)'::regprocedure)),
-          'question_id text, term text, concept text, granted_to regrole, confirmed_by text, expires_in interval DEFAULT ''01:00:00''::interval',
-          'confirm: argument names, and expiry defaults to one hour');
+                      'clarify.confirm(text, text, text, regrole, text, interval, text)'::regprocedure)),
+          'question_id text, term text, concept text, granted_to regrole, confirmed_by text, expires_in interval DEFAULT ''01:00:00''::interval, question text DEFAULT NULL::text',
+          'confirm: argument names, expiry defaults to one hour, no question text by default');
 SELECT function_returns('clarify', 'revoke', ARRAY['bigint'], 'void');
 SELECT is_definer('clarify', 'revoke', ARRAY['bigint']);
 SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'clarify.revoke(bigint)'::regprocedure),
@@ -112,6 +116,8 @@ SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'clarify.revoke(bigint)'::r
           'revoke runs with a fixed search_path');
 SELECT function_returns('clarify', 'govern_role', ARRAY['regrole'], 'void');
 SELECT isnt_definer('clarify', 'govern_role', ARRAY['regrole']);
+SELECT function_returns('clarify', 'code_privileges', ARRAY['regrole'], 'setof record');
+SELECT isnt_definer('clarify', 'code_privileges', ARRAY['regrole']);
 SELECT function_returns('clarify', 'release_role', ARRAY['regrole'], 'void');
 SELECT isnt_definer('clarify', 'release_role', ARRAY['regrole']);
 

@@ -202,6 +202,7 @@ TEST(Decide, ConfirmationThatDoesNotQualifyIsUnverified) {
         {"other question", [](Approval &a) { a.question_id = "q_other"; }},
         {"other concept", [](Approval &a) { a.concept_id = kBooked; }},
         {"other term", [](Approval &a) { a.term = "country"; }},
+        {"other question text", [](Approval &a) { a.question = "Show revenue for France"; }},
     };
     for (const Variant &v : variants) {
         RevenueCatalog rows;
@@ -222,6 +223,59 @@ TEST(Decide, RecordForAnotherQuestionDoesNotBorrowItsApproval) {
         record("q_2000", "Show revenue for Germany",
                {binding("revenue", kRecognized, BindingSource::UserConfirmation)});
     EXPECT_EQ(decide_reads(rows, {kRecognizedAmount}, rec).state, State::Unverified);
+}
+
+// An approval the app recorded with the question's text: reusing its question_id for another
+// question does not carry the user's choice over.
+TEST(Decide, ConfirmationForAQuestionTextVerifiesOnlyUnderThatText) {
+    RevenueCatalog rows;
+    rows.add_approval(42, "q_1042", "revenue", kRecognized).question = "Show revenue for Germany";
+    const std::vector<Binding> claim = {
+        binding("revenue", kRecognized, BindingSource::UserConfirmation)};
+
+    Decision same = decide_reads(rows, {kRecognizedAmount},
+                                 record("q_1042", "Show revenue for Germany", claim));
+    EXPECT_TRUE(same.allowed());
+    ASSERT_EQ(same.covered.size(), 1u);
+    EXPECT_EQ(same.covered[0].approval_id, 42);
+
+    Decision other =
+        decide_reads(rows, {kRecognizedAmount}, record("q_1042", "Show revenue for France", claim));
+    EXPECT_EQ(other.state, State::Unverified);
+    ASSERT_EQ(other.slots.size(), 1u);
+    EXPECT_NE(other.slots[0].reason.find("another question"), std::string::npos)
+        << other.slots[0].reason;
+
+    Decision none = decide_reads(rows, {kRecognizedAmount}, record("q_1042", "", claim));
+    EXPECT_EQ(none.state, State::Unverified);
+}
+
+TEST(Decide, QuestionTextsCompareExactlyAfterTrimming) {
+    RevenueCatalog rows;
+    rows.add_approval(42, "q_1042", "revenue", kRecognized).question =
+        " \tShow revenue for Germany\n";
+    auto state_under = [&rows](const std::string &question) {
+        return decide_reads(
+                   rows, {kRecognizedAmount},
+                   record("q_1042", question,
+                          {binding("revenue", kRecognized, BindingSource::UserConfirmation)}))
+            .state;
+    };
+    EXPECT_EQ(state_under("Show revenue for Germany"), State::Resolved);
+    EXPECT_EQ(state_under("  Show revenue for Germany \r\n"), State::Resolved);
+    EXPECT_EQ(state_under("show revenue for germany"), State::Unverified);
+    EXPECT_EQ(state_under("Show revenue for  Germany"), State::Unverified);
+    EXPECT_EQ(state_under("Show revenue for Germany?"), State::Unverified);
+}
+
+TEST(Decide, ConfirmationWithoutQuestionTextVerifiesUnderAnyText) {
+    RevenueCatalog rows;
+    rows.add_approval(42, "q_1042", "revenue", kRecognized);
+    for (const char *question : {"Show revenue for Germany", "Something else entirely", ""}) {
+        ResolutionRecord rec = record(
+            "q_1042", question, {binding("revenue", kRecognized, BindingSource::UserConfirmation)});
+        EXPECT_TRUE(decide_reads(rows, {kRecognizedAmount}, rec).allowed()) << question;
+    }
 }
 
 TEST(Decide, UnverifiedClaimIsNotReplacedByAnotherRule) {

@@ -263,10 +263,10 @@ TEST(MessageText, StaysOneLineWhateverTheRecordHolds) {
 }
 
 json resolution_of(const RevenueCatalog &rows, const std::string &term,
-                   const std::string &question_id = "") {
+                   const std::string &question_id = "", bool reveal_confirmer = false) {
     Catalog catalog = rows.build();
     TermResolution r = resolve_term(catalog, analyst(), kNoRecord, term, question_id);
-    json parsed = json::parse(resolution_json(catalog, r), nullptr, false);
+    json parsed = json::parse(resolution_json(catalog, r, reveal_confirmer), nullptr, false);
     EXPECT_FALSE(parsed.is_discarded());
     for (const char *key :
          {"decision", "selected", "options", "reason", "source", "default", "default_applied"}) {
@@ -318,6 +318,17 @@ TEST(ResolutionJson, ResolvedByUserConfirmation) {
     EXPECT_EQ(r.at("decision"), "RESOLVED");
     EXPECT_EQ(r.at("selected"), kRecognized);
     EXPECT_EQ(r.at("source"), "user_confirmation");
+}
+
+TEST(ResolutionJson, WhoConfirmedIsShownOnlyWhenRevealed) {
+    RevenueCatalog rows;
+    rows.add_approval(42, "q_1042", "revenue", kRecognized);
+    json hidden = resolution_of(rows, "revenue", "q_1042", false);
+    EXPECT_TRUE(hidden.at("confirmed_by").is_null());
+    EXPECT_EQ(hidden.dump().find("alice"), std::string::npos) << hidden.dump();
+    json shown = resolution_of(rows, "revenue", "q_1042", true);
+    EXPECT_EQ(shown.at("confirmed_by"), "alice@example.com");
+    EXPECT_TRUE(resolution_of(rows, "country", "", true).at("confirmed_by").is_null());
 }
 
 TEST(ResolutionJson, DeadDefaultIsUnsupportedNamingIt) {

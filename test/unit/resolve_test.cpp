@@ -274,6 +274,38 @@ TEST(ResolveTerm, ApprovalForAnotherTermDoesNotCount) {
     EXPECT_EQ(resolve(rows, "revenue", "q_1042").decision, State::Ambiguous);
 }
 
+TEST(ResolveTerm, ApprovalForAQuestionTextCountsOnlyUnderThatText) {
+    RevenueCatalog rows;
+    rows.add_approval(42, "q_1042", "revenue", kRecognized).question = "Show revenue for Germany";
+    EXPECT_EQ(resolve(rows, "revenue", "q_1042").decision, State::Ambiguous);
+    TermResolution same =
+        resolve(rows, "revenue", "q_1042", analyst(), record("q_1042", "Show revenue for Germany"));
+    EXPECT_EQ(same.decision, State::Resolved);
+    EXPECT_EQ(same.approval_id, 42);
+    TermResolution other =
+        resolve(rows, "revenue", "q_1042", analyst(), record("q_1042", "Show revenue for France"));
+    EXPECT_EQ(other.decision, State::Ambiguous);
+    EXPECT_EQ(other.approval_id, 0);
+}
+
+TEST(ResolveTerm, ReasonOfAConfirmationDoesNotNameWhoConfirmed) {
+    RevenueCatalog rows;
+    rows.add_approval(42, "q_1042", "revenue", kRecognized);
+    TermResolution r = resolve(rows, "revenue", "q_1042");
+    ASSERT_EQ(r.decision, State::Resolved);
+    EXPECT_EQ(r.reason.find("alice"), std::string::npos) << r.reason;
+    EXPECT_EQ(r.confirmed_by, "alice@example.com");
+
+    // Also when the record's own binding claims the confirmation.
+    TermResolution claimed =
+        resolve(rows, "revenue", "", analyst(),
+                record("q_1042", "Show revenue",
+                       {binding("revenue", kRecognized, BindingSource::UserConfirmation)}));
+    ASSERT_EQ(claimed.decision, State::Resolved);
+    EXPECT_EQ(claimed.reason.find("alice"), std::string::npos) << claimed.reason;
+    EXPECT_EQ(claimed.confirmed_by, "alice@example.com");
+}
+
 TEST(ResolveTerm, UnknownTermIsUnsupported) {
     RevenueCatalog rows;
     TermResolution r = resolve(rows, "profit");

@@ -20,21 +20,28 @@ def confirm(
     granted_to: str,
     confirmed_by: str,
     expires_in: Union[str, timedelta] = "1 hour",
+    question: Optional[str] = None,
 ) -> int:
     """Records that ``confirmed_by`` chose ``concept`` for ``term`` in question ``question_id``.
 
     ``granted_to`` is the role (agent or agent group) that may rely on the choice; it expires
-    after ``expires_in`` (an interval such as ``'15 minutes'`` or a ``timedelta``). Returns the
+    after ``expires_in`` (an interval such as ``'15 minutes'`` or a ``timedelta``). ``question``
+    is the text the user asked, as the agent's record carries it: pass it, and the choice holds
+    only for a record with that question (compared exactly, surrounding white space aside), so
+    an agent cannot carry it over to another question by keeping the question id. Returns the
     approval id. Committed on return unless a transaction is already open, in which case it
     becomes visible to the agent when that transaction commits. The server's refusals (unknown
-    or ineligible concept, concept not a candidate of the term, caller is an agent) propagate
-    as psycopg errors.
+    or ineligible concept, concept not a candidate of the term, blank question, caller is an
+    agent) propagate as psycopg errors.
     """
+    call = "SELECT clarify.confirm(%s, %s, %s, %s::pg_catalog.regrole, %s, %s::pg_catalog.interval"
+    params = [question_id, term, concept, granted_to, confirmed_by, expires_in]
+    # Named, and only when given: the call stays valid against a catalog without the parameter.
+    if question is not None:
+        call += ", question => %s"
+        params.append(question)
     with connection.transaction():
-        row = connection.execute(
-            "SELECT clarify.confirm(%s, %s, %s, %s::pg_catalog.regrole, %s, %s::pg_catalog.interval)",
-            (question_id, term, concept, granted_to, confirmed_by, expires_in),
-        ).fetchone()
+        row = connection.execute(call + ")", params).fetchone()
     if row is None or row[0] is None:
         raise RuntimeError("clarify.confirm returned no approval id")
     return int(row[0])

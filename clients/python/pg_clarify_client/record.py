@@ -70,7 +70,8 @@ class ResolutionRecord:
     """What the agent knows about the meanings in one user question.
 
     ``question_id`` ties the record to the user confirmations recorded for that question;
-    ``question`` is the user's own words, against which ``explicit`` bindings are checked.
+    ``question`` is the user's own words, against which ``explicit`` bindings are checked and
+    confirmations recorded for that question's text are matched.
     """
 
     question_id: str

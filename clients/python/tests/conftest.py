@@ -45,8 +45,8 @@ DROP SCHEMA IF EXISTS {SCHEMA} CASCADE;
 DO $$
 BEGIN
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = '{CONFIRMER}') THEN
-        REVOKE EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval),
-                                   clarify.revoke(bigint)
+        REVOKE EXECUTE ON FUNCTION clarify.confirm,
+                                   clarify.revoke
           FROM {CONFIRMER};
     END IF;
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = '{AGENT}') THEN
@@ -118,8 +118,8 @@ INSERT INTO clarify.defaults (term, concept_id, applies_to, approved_by) VALUES
 
 SELECT clarify.govern_role('{AGENT}');
 SELECT clarify.govern_role('{OUTSIDER}');
-GRANT EXECUTE ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval),
-                          clarify.revoke(bigint)
+GRANT EXECUTE ON FUNCTION clarify.confirm,
+                          clarify.revoke
    TO {CONFIRMER};
 """
 

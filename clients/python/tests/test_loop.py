@@ -43,10 +43,11 @@ def test_ask_confirm_rerun(agent, confirmer, question_id) -> None:
     choice = as_choice_question(caught.value)
     assert [o["value"] for o in choice["options"]] == [BOOKED, RECOGNIZED]
 
-    # 2. The user picks "Recognized revenue"; the chat app records it for the agent.
+    # 2. The user picks "Recognized revenue"; the chat app records it for the agent, for this
+    #    question.
     picked = next(o for o in choice["options"] if o["label"] == "Recognized revenue")
     approval_id = confirm(confirmer, question_id, REVENUE, picked["value"], AGENT,
-                          "alice@example.com", expires_in="15 minutes")
+                          "alice@example.com", expires_in="15 minutes", question=question)
     assert isinstance(approval_id, int)
 
     # 3. The agent claims the confirmation and runs the same statement again.
@@ -87,6 +88,33 @@ def test_confirmation_for_another_role_does_not_verify(agent, confirmer, questio
                                   [Binding(REVENUE, RECOGNIZED, "user_confirmation")]))
     with pytest.raises(Unverified):
         agent.run(LEDGER_SQL)
+
+
+def test_confirmation_for_a_question_text_holds_for_that_text_only(agent, confirmer, question_id):
+    confirm(confirmer, question_id, REVENUE, RECOGNIZED, AGENT, "alice@example.com",
+            question="What was revenue by country?")
+    claim = [Binding(REVENUE, RECOGNIZED, "user_confirmation")]
+    agent.attach(ResolutionRecord(question_id, " What was revenue by country? ", claim))
+    assert agent.run(LEDGER_SQL) == LEDGER_ROWS
+    # The same question id kept for another question does not carry the choice over.
+    agent.attach(ResolutionRecord(question_id, "What was margin by country?", claim))
+    with pytest.raises(Unverified) as caught:
+        agent.run(LEDGER_SQL)
+    assert "another question text" in caught.value.slots[0].reason
+
+
+def test_confirm_refuses_a_blank_question_text(confirmer, question_id) -> None:
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="question must not be blank"):
+        confirm(confirmer, question_id, REVENUE, RECOGNIZED, AGENT, "alice@example.com",
+                question="  ")
+
+
+def test_resolve_does_not_tell_the_agent_who_confirmed(agent, confirmer, question_id) -> None:
+    confirm(confirmer, question_id, REVENUE, RECOGNIZED, AGENT, "alice@example.com")
+    resolution = agent.resolve(REVENUE, question_id)
+    assert (resolution["decision"], resolution["source"]) == ("RESOLVED", "user_confirmation")
+    assert resolution["confirmed_by"] is None
+    assert "alice" not in str(resolution)
 
 
 def test_confirmation_for_another_question_does_not_verify(agent, confirmer, question_id):
