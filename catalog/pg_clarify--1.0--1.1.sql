@@ -150,14 +150,37 @@ COMMENT ON VIEW clarify.audit_sources IS
 
 REVOKE ALL ON clarify.audit_log, clarify.audit, clarify.audit_daily, clarify.audit_friction,
     clarify.audit_resolution_paths, clarify.audit_sources FROM PUBLIC;
+-- The grants given back are the DBA's, not the extension's: a GRANT in an extension script is
+-- recorded as an initial privilege, which pg_dump would then never repeat. Each view's initial
+-- privileges are put back as a fresh install has them (and, from PostgreSQL 17, the role
+-- dependencies such a record adds).
 DO $$
 DECLARE
     g record;
+    v regclass;
+    initial aclitem[];
 BEGIN
-    FOR g IN SELECT * FROM clarify.audit_view_grants_1_0 LOOP
-        EXECUTE pg_catalog.format('GRANT %s ON clarify.%I TO %s%s', g.privilege_type, g.view_name,
-            CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END,
-            CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+    FOR v IN SELECT DISTINCT ('clarify.' || pg_catalog.quote_ident(view_name))::regclass
+               FROM clarify.audit_view_grants_1_0 LOOP
+        SELECT ip.initprivs INTO initial FROM pg_catalog.pg_init_privs ip
+         WHERE ip.objoid = v AND ip.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+           AND ip.objsubid = 0;
+        FOR g IN SELECT * FROM clarify.audit_view_grants_1_0 a
+                  WHERE ('clarify.' || pg_catalog.quote_ident(a.view_name))::regclass = v LOOP
+            EXECUTE pg_catalog.format('GRANT %s ON %s TO %s%s', g.privilege_type, v,
+                CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END,
+                CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+        END LOOP;
+        UPDATE pg_catalog.pg_init_privs ip SET initprivs = initial
+         WHERE ip.objoid = v AND ip.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+           AND ip.objsubid = 0;
+        DELETE FROM pg_catalog.pg_shdepend d
+         WHERE d.dbid = (SELECT db.oid FROM pg_catalog.pg_database db
+                          WHERE db.datname = pg_catalog.current_database())
+           AND d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objid = v
+           AND d.objsubid = 0 AND d.deptype = 'i'
+           AND d.refobjid NOT IN (SELECT x.grantee FROM pg_catalog.aclexplode(initial) x
+                                  UNION SELECT x.grantor FROM pg_catalog.aclexplode(initial) x);
     END LOOP;
 END
 $$;
