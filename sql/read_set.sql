@@ -162,11 +162,26 @@ SELECT shape, public.gate_state(sql) AS state FROM (VALUES
   ('count() OVER a ROWS frame',            'SELECT id, count(*) OVER (PARTITION BY order_date ROWS UNBOUNDED PRECEDING) FROM sales.orders ORDER BY id')
 ) AS shapes (shape, sql);
 EXPLAIN (COSTS OFF) SELECT n, count(*) FROM (SELECT count(*) OVER (PARTITION BY order_date) AS n FROM sales.orders) w GROUP BY n;
+-- Hashed or sorted, an order-sensitive aggregate takes each group's rows in the index's order; a
+-- hash join returns an outer row's matches in the order they were hashed.
+RESET enable_hashagg;
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT extract(quarter FROM order_date) AS q, array_agg(id) FROM sales.orders WHERE order_date > '2026-01-01' GROUP BY 1;
+EXPLAIN (COSTS OFF) SELECT i.id, o.id FROM sales.invoices i JOIN sales.orders o ON extract(dow FROM o.order_date) = i.order_id % 7 WHERE o.order_date > '2026-01-01';
+SELECT shape, public.gate_state(sql) AS state FROM (VALUES
+  ('hashed array_agg over the index',      'SELECT extract(quarter FROM order_date) AS q, array_agg(id) FROM sales.orders WHERE order_date > ''2026-01-01'' GROUP BY 1'),
+  ('hashed array_agg with ORDER BY',       'SELECT extract(quarter FROM order_date) AS q, array_agg(id ORDER BY id) FROM sales.orders WHERE order_date > ''2026-01-01'' GROUP BY 1'),
+  ('hash join, index scan hashed',         'SELECT i.id, o.id FROM sales.invoices i JOIN sales.orders o ON extract(dow FROM o.order_date) = i.order_id % 7 WHERE o.order_date > ''2026-01-01'''),
+  ('hash join, rows ordered',              'SELECT i.id, o.id FROM sales.invoices i JOIN sales.orders o ON extract(dow FROM o.order_date) = i.order_id % 7 WHERE o.order_date > ''2026-01-01'' ORDER BY 1, 2'),
+  ('hash join under count(*)',             'SELECT count(*) FROM sales.invoices i JOIN sales.orders o ON extract(dow FROM o.order_date) = i.order_id % 7 WHERE o.order_date > ''2026-01-01''')
+) AS shapes (shape, sql);
+RESET enable_sort;
+RESET enable_nestloop;
+RESET enable_mergejoin;
 RESET ROLE;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
-RESET enable_sort;
-RESET enable_hashagg;
 DROP INDEX sales.orders_date_amount_idx;
 SET ROLE regress_agent;
 

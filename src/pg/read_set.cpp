@@ -267,26 +267,24 @@ bool unique_returns_only_keys(const Unique *u, Bitmapset *demand, bool demand_al
 }
 
 // Whether the order of each child's rows reaches this node's consumer, given whether the order
-// of this node's own rows does (both start as `ordered`). A sort or a hash starts a new order;
-// a join's output follows its outer side, and a nested loop's the inner side within each outer
-// row; semi- and anti-joins return outer rows only; a plain or sorted aggregate keeps only what
-// order-sensitive aggregates make of it; a LIMIT chooses rows by their order; a window keeps it
-// and order-sensitive window functions show it; DISTINCT keeps only the order of what it
-// compares. `demand`: the columns of this node's output its consumer uses.
+// of this node's own rows does (both start as `ordered`). A sort starts a new order; a join's
+// output follows its outer side, and the inner side's within each outer row; semi- and anti-joins
+// return outer rows only; a plain or sorted aggregate keeps only what order-sensitive aggregates
+// make of it; a LIMIT chooses rows by their order; a window keeps it and order-sensitive window
+// functions show it; DISTINCT keeps only the order of what it compares. `demand`: the columns of
+// this node's output its consumer uses.
 void rows_order(Plan *plan, Bitmapset *demand, bool demand_all, bool *outer, bool *inner) {
     switch (nodeTag(plan)) {
         case T_Sort:
         case T_IncrementalSort:
-        case T_Hash:
         case T_Group:
             *outer = *inner = false;
             break;
         case T_Agg: {
-            Agg *agg = (Agg *)plan;
+            // Hashed too: an order-sensitive aggregate takes each group's rows in input order.
             int no_frame = 0;
-            *outer = agg->aggstrategy != AGG_HASHED && agg->aggstrategy != AGG_MIXED &&
-                     (order_sensitive_walker((Node *)plan->targetlist, &no_frame) ||
-                      order_sensitive_walker((Node *)plan->qual, &no_frame));
+            *outer = order_sensitive_walker((Node *)plan->targetlist, &no_frame) ||
+                     order_sensitive_walker((Node *)plan->qual, &no_frame);
             break;
         }
         case T_Limit:
@@ -305,7 +303,8 @@ void rows_order(Plan *plan, Bitmapset *demand, bool demand_all, bool *outer, boo
         case T_MergeJoin:
         case T_HashJoin: {
             JoinType type = ((Join *)plan)->jointype;
-            if (type == JOIN_SEMI || type == JOIN_ANTI || IsA(plan, HashJoin)) *inner = false;
+            // A hash join returns an outer row's matches in the order they were hashed (reversed).
+            if (type == JOIN_SEMI || type == JOIN_ANTI) *inner = false;
             break;
         }
         default:
