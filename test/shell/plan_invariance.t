@@ -343,7 +343,7 @@ SQL
 )
 [[ -z $out ]] || { echo "Bail out! loading the statements failed"; printf '%s\n' "$out" | sed 's/^/# /' >&2; exit 1; }
 n_statements=$(as_dba 'SELECT count(*) FROM harness.statements')
-plan $((n_statements + 12))
+plan $((n_statements + 13))
 
 # has HAYSTACK NEEDLE...: every needle occurs in the haystack.
 has() {
