@@ -142,6 +142,49 @@ RESET enable_sort;
 DROP INDEX sales.orders_booked_amount_idx;
 SET ROLE regress_agent;
 
+-- An index's order counts only where it reaches the client or a computation that follows the
+-- rows' order: not through DISTINCT or an order-insensitive window function, which keep only
+-- the compared or partition columns; yes through DISTINCT ON, row_number() and a ROWS frame.
+RESET ROLE;
+CREATE INDEX orders_date_amount_idx ON sales.orders (order_date, booked_amount);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET enable_sort = off;
+SET enable_hashagg = off;
+SET ROLE regress_agent;
+EXPLAIN (COSTS OFF) SELECT DISTINCT order_date FROM sales.orders ORDER BY order_date;
+SELECT shape, public.gate_state(sql) AS state FROM (VALUES
+  ('DISTINCT over the index',              'SELECT DISTINCT order_date FROM sales.orders ORDER BY order_date'),
+  ('DISTINCT ON over the index',           'SELECT DISTINCT ON (order_date) order_date, id FROM sales.orders ORDER BY order_date'),
+  ('count() OVER (PARTITION BY)',          'SELECT n, count(*) FROM (SELECT count(*) OVER (PARTITION BY order_date) AS n FROM sales.orders) w GROUP BY n'),
+  ('rank() OVER (PARTITION BY)',           'SELECT max(r) FROM (SELECT rank() OVER (PARTITION BY order_date) AS r FROM sales.orders) w'),
+  ('row_number() OVER (PARTITION BY)',     'SELECT id, row_number() OVER (PARTITION BY order_date) FROM sales.orders ORDER BY id'),
+  ('count() OVER a ROWS frame',            'SELECT id, count(*) OVER (PARTITION BY order_date ROWS UNBOUNDED PRECEDING) FROM sales.orders ORDER BY id')
+) AS shapes (shape, sql);
+EXPLAIN (COSTS OFF) SELECT n, count(*) FROM (SELECT count(*) OVER (PARTITION BY order_date) AS n FROM sales.orders) w GROUP BY n;
+-- Hashed or sorted, an order-sensitive aggregate takes each group's rows in the index's order; a
+-- hash join returns an outer row's matches in the order they were hashed.
+RESET enable_hashagg;
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT extract(quarter FROM order_date) AS q, array_agg(id) FROM sales.orders WHERE order_date > '2026-01-01' GROUP BY 1;
+EXPLAIN (COSTS OFF) SELECT i.id, o.id FROM sales.invoices i JOIN sales.orders o ON extract(dow FROM o.order_date) = i.order_id % 7 WHERE o.order_date > '2026-01-01';
+SELECT shape, public.gate_state(sql) AS state FROM (VALUES
+  ('hashed array_agg over the index',      'SELECT extract(quarter FROM order_date) AS q, array_agg(id) FROM sales.orders WHERE order_date > ''2026-01-01'' GROUP BY 1'),
+  ('hashed array_agg with ORDER BY',       'SELECT extract(quarter FROM order_date) AS q, array_agg(id ORDER BY id) FROM sales.orders WHERE order_date > ''2026-01-01'' GROUP BY 1'),
+  ('hash join, index scan hashed',         'SELECT i.id, o.id FROM sales.invoices i JOIN sales.orders o ON extract(dow FROM o.order_date) = i.order_id % 7 WHERE o.order_date > ''2026-01-01'''),
+  ('hash join, rows ordered',              'SELECT i.id, o.id FROM sales.invoices i JOIN sales.orders o ON extract(dow FROM o.order_date) = i.order_id % 7 WHERE o.order_date > ''2026-01-01'' ORDER BY 1, 2'),
+  ('hash join under count(*)',             'SELECT count(*) FROM sales.invoices i JOIN sales.orders o ON extract(dow FROM o.order_date) = i.order_id % 7 WHERE o.order_date > ''2026-01-01''')
+) AS shapes (shape, sql);
+RESET enable_sort;
+RESET enable_nestloop;
+RESET enable_mergejoin;
+RESET ROLE;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP INDEX sales.orders_date_amount_idx;
+SET ROLE regress_agent;
+
 -- Top-level shapes that cannot run inside a function: the client sees the gate's error.
 \set VERBOSITY terse
 COPY sales.orders (id, order_date) TO STDOUT;
