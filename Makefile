@@ -14,7 +14,8 @@ REGRESS_OPTS = --load-extension=pg_clarify --no-locale
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -Isrc/core -Isrc/pg
-PG_CXXFLAGS = -std=c++17 -Wno-register -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+# Warnings are errors: the glue and the core build warning-free against the server headers.
+PG_CXXFLAGS = -std=c++17 -Wno-register -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 SHLIB_LINK = -lstdc++
 
 # LLVM bitcode for JIT inlining is configured for C++14 on Debian; our code is C++17 and is never

@@ -9,6 +9,7 @@ REQUIRED_PACKAGES=(
     postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
     libtap-parser-sourcehandler-pgtap-perl python3-psycopg python3-pytest
     python3-venv python3-pip python3-setuptools python3-wheel clang-format
+    clang libclang-rt-14-dev clang-tidy
 )
 
 log() { printf '==> %s\n' "$*"; }
@@ -79,6 +80,13 @@ resolve_pg_config() {
 build_core() {
     cmake -S "$REPO_ROOT" -B "$REPO_ROOT/build" &&
         cmake --build "$REPO_ROOT/build" -j2
+}
+
+# The same core and tests built by clang with ASan + UBSan, plus the libFuzzer targets.
+build_sanitized() {
+    cmake -S "$REPO_ROOT" -B "$REPO_ROOT/build-asan" -DCMAKE_CXX_COMPILER=clang++ \
+        -DCLARIFY_FUZZ=ON &&
+        cmake --build "$REPO_ROOT/build-asan" -j2
 }
 
 # The extension itself, built with PGXS and installed into the server's directories.

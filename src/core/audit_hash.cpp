@@ -57,6 +57,7 @@ SipHash128::SipHash128(const AuditKey &key) {
 void SipHash128::update(std::string_view bytes) {
     const auto *p = reinterpret_cast<const unsigned char *>(bytes.data());
     std::size_t n = bytes.size();
+    if (n == 0) return;  // an empty view may have no data, and memcpy must not see a null pointer
     length_ += n;
     if (tail_size_ > 0) {
         std::size_t take = n < 8 - tail_size_ ? n : 8 - tail_size_;

@@ -10,9 +10,9 @@ if ! command -v clang-format >/dev/null; then
     fail "clang-format is installed"
 else
     out=$(clang-format --dry-run src/core/*.cpp src/core/*.hpp src/pg/*.cpp src/pg/*.hpp \
-        test/unit/*.cpp test/unit/*.hpp 2>&1)
-    if [[ -z $out ]]; then pass "src/ and test/unit/ are clang-formatted"; else
-        fail "src/ and test/unit/ are clang-formatted" "$(head -n 20 <<<"$out")"; fi
+        test/unit/*.cpp test/unit/*.hpp test/fuzz/*.cpp test/fuzz/*.hpp 2>&1)
+    if [[ -z $out ]]; then pass "src/, test/unit/ and test/fuzz/ are clang-formatted"; else
+        fail "src/, test/unit/ and test/fuzz/ are clang-formatted" "$(head -n 20 <<<"$out")"; fi
 fi
 logs=build/test-logs
 warnings=$(grep -hE 'warning:' "$logs/extension-build.log" 2>/dev/null)

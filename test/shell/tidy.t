@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# clang-tidy finds nothing in src/core and src/pg under the repository's .clang-tidy: the core as
+# CMake builds it (build/compile_commands.json), the glue with the server's headers as PGXS does.
+set -uo pipefail
+source "$(dirname "$0")/tap.sh"
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+plan 2
+cd "$repo" || exit 1
+
+# findings FILES... -- CLANG-TIDY ARGS AFTER THE FILE...: two files at a time; prints what it found.
+findings() {
+    local files=()
+    while [[ $1 != -- ]]; do files+=("$1"); shift; done
+    shift
+    printf '%s\0' "${files[@]}" | xargs -0 -P 2 -I{} clang-tidy --quiet {} "$@" 2>&1 |
+        grep -E '(warning|error):' || true
+}
+
+if ! command -v clang-tidy >/dev/null; then
+    fail "clang-tidy finds nothing in src/core" "clang-tidy is not installed"
+    fail "clang-tidy finds nothing in src/pg" "clang-tidy is not installed"
+    finish
+fi
+if [[ -f build/compile_commands.json ]]; then
+    found=$(findings src/core/*.cpp -- -p build)
+    if [[ -z $found ]]; then pass "clang-tidy finds nothing in src/core"; else
+        fail "clang-tidy finds nothing in src/core" "$(head -n 20 <<<"$found")"; fi
+else
+    fail "clang-tidy finds nothing in src/core" "no build/compile_commands.json (cmake -B build)"
+fi
+server_includes=$("$PG_BINDIR/pg_config" --includedir-server)
+found=$(findings src/pg/*.cpp -- -- -std=c++17 -Isrc/core -Isrc/pg -I"$server_includes" \
+    -D_GNU_SOURCE -Wno-register)
+if [[ -z $found ]]; then pass "clang-tidy finds nothing in src/pg"; else
+    fail "clang-tidy finds nothing in src/pg" "$(head -n 20 <<<"$found")"; fi
+finish
