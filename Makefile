@@ -8,9 +8,16 @@ CORE_SRCS = $(wildcard src/core/*.cpp)
 GLUE_SRCS = $(wildcard src/pg/*.cpp)
 OBJS = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 
-# The order of test/schedule: setup builds the fixture the others use.
-REGRESS = $(shell sed -n 's/^test: //p' test/schedule)
-REGRESS_OPTS = --load-extension=pg_clarify --no-locale
+# `make installcheck` runs sql/*.sql in a temporary instance that preloads the library
+# (test/regress.conf), so it needs no running server, only `make install` first. Order: that of
+# test/schedule (setup builds the fixture the others use), then any sql/*.sql it does not name.
+SCHEDULED = $(shell sed -n 's/^test:[[:space:]]*//p' test/schedule)
+REGRESS = $(SCHEDULED) $(filter-out $(SCHEDULED),$(basename $(notdir $(wildcard sql/*.sql))))
+# Instance, results/ and regression.diffs all go under tmp_check/, the one directory that has to
+# be writable by the user running the tests.
+REGRESS_OPTS = --temp-instance=tmp_check/instance --temp-config=test/regress.conf \
+	--outputdir=tmp_check --load-extension=pg_clarify --no-locale
+REGRESS_PREP = regress-prep
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -Isrc/core -Isrc/pg
@@ -32,3 +39,22 @@ EXTRA_CLEAN = $(OBJS:.o=.d)
 
 # The core's own objects must never see PostgreSQL: src/core/core_guard.hpp checks this.
 $(CORE_SRCS:.cpp=.o): CPPFLAGS += -DCLARIFY_CORE_BUILD
+
+# initdb refuses root: as root, pg_regress runs as REGRESS_USER (default postgres), which must be
+# able to read this tree; tmp_check/ is handed to it.
+REGRESS_USER ?= postgres
+ifeq ($(shell id -u),0)
+REGRESS_AS = runuser -u $(REGRESS_USER) --
+endif
+pg_regress_installcheck = $(REGRESS_AS) $(top_builddir)/src/test/regress/pg_regress \
+	--inputdir=$(srcdir) --bindir='$(bindir)' $(pg_regress_locale_flags) $(EXTRA_REGRESS_OPTS)
+
+.PHONY: regress-prep
+regress-prep:
+	rm -rf tmp_check results regression.diffs regression.out
+	mkdir -p tmp_check
+ifneq ($(REGRESS_AS),)
+	chown $(REGRESS_USER): tmp_check
+	@$(REGRESS_AS) test -r sql/setup.sql || \
+		{ echo "as root, tests run as $(REGRESS_USER), who cannot read $(CURDIR)" >&2; exit 1; }
+endif

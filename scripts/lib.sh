@@ -186,7 +186,7 @@ start_cluster() {
         "$PG_BINDIR/pg_isready" -q -h "$dir" -p "$port" -U postgres && break
         sleep 1
     done
-    psql_as postgres -c 'SELECT 1' >/dev/null ||
+    cluster_psql postgres -c 'SELECT 1' >/dev/null ||
         { echo "cluster: server in $dir does not accept connections" >&2; return 1; }
     log "cluster: running (socket $dir, port $port)"
 }
@@ -212,8 +212,8 @@ stop_cluster() {
     CLUSTER_DIR=
 }
 
-# psql_as DB [psql args...]: psql as the cluster's superuser, stopping at the first error.
-psql_as() {
+# cluster_psql DB [psql args...]: psql as the cluster's superuser, stopping at the first error.
+cluster_psql() {
     local db=$1
     shift
     "$PG_BINDIR/psql" -X -h "$CLUSTER_DIR" -p "$CLUSTER_PORT" -U postgres -d "$db" \

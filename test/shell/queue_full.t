@@ -50,7 +50,7 @@ padded() {
     done
 }
 tmp=$(mktemp -d /tmp/pg_clarify_queue_full.XXXXXX)
-trap 'rm -rf "$tmp"; _stop_test_cluster' EXIT
+on_exit 'rm -rf "$tmp"'
 
 # Hold the audit's tables so the writer cannot write.
 "$PG_BINDIR/psql" -X -q -h "$dir" -p "$port" -U postgres -d postgres \

@@ -25,44 +25,43 @@ equals() {
 }
 finish() { exit $((_tap_failed > 0)); }
 
-PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
-# Run a command as the OS user that owns test clusters (initdb refuses root).
-as_cluster_owner() {
-    if [[ $(id -u) -eq 0 ]]; then (cd / && runuser -u postgres -- "$@"); else (cd / && "$@"); fi
-}
+# Clusters come from scripts/lib.sh, as for scripts/test; PG_BINDIR from pg_config unless given.
+# shellcheck source=SCRIPTDIR/../../scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+[[ -n ${PG_BINDIR:-} ]] || resolve_pg_config
+as_cluster_owner() { as_owner "$@"; }
 
 # start_test_cluster NAME PORT [postgresql.conf lines...]: a throwaway cluster in a new directory
-# ($dir, $port), on a Unix socket only; stopped and removed at exit, after the test's own
-# before_cluster_stop if it defines one.
+# ($dir, $port), on a Unix socket only, without the library unless a line preloads it; stopped
+# and removed at exit, after the test's own before_cluster_stop if it defines one.
 start_test_cluster() {
-    local name=$1
+    local name=$1 out
     port=$2
     shift 2
     dir=$(mktemp -d "/tmp/pg_clarify_$name.XXXXXX")
-    [[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
-    trap _stop_test_cluster EXIT
-    as_cluster_owner "$PG_BINDIR/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync \
-        >/dev/null 2>&1
-    printf "%s\n" "listen_addresses = ''" "unix_socket_directories = '$dir'" "port = $port" "$@" \
-        >>"$dir/data/postgresql.conf"
-    if ! as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start \
-        >/dev/null; then
+    out=$(mktemp)
+    if ! CLARIFY_PRELOAD=0 start_cluster "$dir" "$port" "$@" >"$out" 2>&1; then
         echo "Bail out! the test cluster did not start"
-        tail -n 20 "$dir/server.log" 2>/dev/null | sed 's/^/# /' >&2
+        sed 's/^/# /' "$out" >&2
+        rm -f "$out"
         exit 1
     fi
+    rm -f "$out"
+    on_exit _stop_test_cluster
 }
-# The server log is kept (its path printed) when a check failed.
+# Stopped at once, as a crash would; the server log is kept (its path printed) when a check failed.
 _stop_test_cluster() {
     declare -F before_cluster_stop >/dev/null && before_cluster_stop
     [[ -n ${dir:-} && -d $dir ]] || return 0
-    as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
+    as_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
+    stop_cluster >/dev/null
     if ((_tap_failed > 0)); then
         echo "# server log: $dir/server.log" >&2
         rm -rf "$dir/data"
     else
         rm -rf "$dir"
     fi
+    dir=
 }
 # psql_as ROLE [psql args...]: psql on that cluster's postgres database, quiet and unaligned.
 psql_as() {

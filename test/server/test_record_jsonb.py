@@ -1,6 +1,6 @@
-"""The record follows PostgreSQL's jsonb rules (CONTRACT §5): what the server's own jsonb input
-refuses, SET refuses, in databases of every encoding class; what it accepts is kept as canonical
-JSON with the same meaning."""
+"""The record follows PostgreSQL's jsonb rules (docs/reference.md): what the server's own jsonb
+input refuses, SET refuses, in databases of every encoding class; what it accepts is kept as
+canonical JSON with the same meaning."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def question_id_of(text: str) -> str:
 
 @pytest.fixture(scope="module", params=["UTF8", "SQL_ASCII", "LATIN1"])
 def database(request: Any, admin: psycopg.Connection[Any]) -> Iterator[str]:
-    name = f"regress_py_record_{request.param.lower()}"
+    name = f"regress_server_record_{request.param.lower()}"
     admin.execute(f"DROP DATABASE IF EXISTS {name}")
     admin.execute(f"CREATE DATABASE {name} TEMPLATE template0 ENCODING '{request.param}' "
                   "LC_COLLATE 'C' LC_CTYPE 'C'")

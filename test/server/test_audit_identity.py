@@ -1,11 +1,11 @@
 """The audit shows what really ran: an agent cannot choose under which identity its statement,
 record or decision shape is stored, and the writer never reuses a stored text whose bytes differ.
 
-The attack reproduced here: the audit used to key texts by an unkeyed, invertible 64-bit hash.
-Whoever knew the function could append 16 crafted bytes to a statement (or record) so that it
-hashed like another one, and the writer, storing each text once, showed the earlier text on the
-later decision's row. Each test builds such a pair for that function and checks that both rows
-show their own text.
+The attack reproduced here: were texts keyed by an unkeyed, invertible 64-bit hash
+(unkeyed_hash below), whoever knew the function could append 16 crafted bytes to a statement (or
+record) so that it hashed like another one, and a writer storing each text once would show the
+earlier text on the later decision's row. Each test builds such a pair for that function and
+checks that both rows show their own text.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _mix(h: int, data: bytes) -> int:
 
 
 def unkeyed_hash(kind: bytes, text: bytes) -> int:
-    """The audit's former content hash (unsigned)."""
+    """An unkeyed content hash of the kind the attack needs (unsigned)."""
     h = _mix(_mix(0x243F6A8885A308D3 ^ ((len(text) * _K) & _M), kind), text)
     h ^= h >> 33
     h = (h * _F1) & _M
