@@ -5,7 +5,9 @@
 // rights of the DBA or the app dry-running the agent's SQL). The caller's privilege checks
 // apply before anything is reported.
 #include "pg.hpp"
+#include "check.hpp"
 #include "gate.hpp"
+#include "governed_reads.hpp"
 #include "boundary.hpp"
 #include "compat.hpp"
 #include "governance.hpp"
@@ -276,6 +278,19 @@ void plan_restricted(PlannedCheck *out, const char *sql) {
         SetUserIdAndSecContext(user, sec);
     }
     PG_END_TRY();
+}
+
+// The caller's SELECT privileges on what the plan reads, as executing it would check them
+// (raises the permission error); the gate itself does not decide this check.
+void check_plan_privileges(PlannedStmt *stmt) {
+    GateBypass bypass;
+    pg_guard([&] { check_select_privileges(stmt); });
+}
+
+// The same for COPY relation TO: SELECT on the columns in `selected` (selectedCols' offsets).
+void check_copy_privileges(Oid relation, Bitmapset *selected) {
+    GateBypass bypass;
+    pg_guard([&] { check_select_privilege(relation, selected); });
 }
 
 }  // namespace

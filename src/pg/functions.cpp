@@ -2,6 +2,7 @@
 #include "pg.hpp"
 #include "audit_queue.hpp"
 #include "boundary.hpp"
+#include "check.hpp"
 #include "gate.hpp"
 #include "governance.hpp"
 #include "payload.hpp"
