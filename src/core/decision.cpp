@@ -6,38 +6,6 @@
 
 namespace clarify {
 
-const char *to_string(State state) {
-    switch (state) {
-        case State::Resolved:
-            return "RESOLVED";
-        case State::Ambiguous:
-            return "AMBIGUOUS";
-        case State::Unsupported:
-            return "UNSUPPORTED";
-        case State::Mismatch:
-            return "MISMATCH";
-        case State::Unverified:
-            return "UNVERIFIED";
-    }
-    return "UNVERIFIED";
-}
-
-const char *sqlstate_of(State state) {
-    switch (state) {
-        case State::Resolved:
-            return "00000";
-        case State::Ambiguous:
-            return "QC001";
-        case State::Unsupported:
-            return "QC002";
-        case State::Mismatch:
-            return "QC003";
-        case State::Unverified:
-            return "QC004";
-    }
-    return "QC004";
-}
-
 const char *to_string(CoverageSource source) {
     switch (source) {
         case CoverageSource::UserConfirmation:

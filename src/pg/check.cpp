@@ -41,8 +41,6 @@ extern "C" {
 #include "utils/syscache.h"
 }
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 
 namespace clarify::pg {
@@ -326,11 +324,7 @@ std::string check_statement(const char *sql) {
     }
     const ResolutionRecord &record = current_record();
     Decision decision = decide(*catalog, agent_context(*catalog), record, read);
-    nlohmann::json out =
-        nlohmann::json::parse(decision_json(*catalog, decision, "", record.question_id, true));
-    out["gated"] = session_is_gated();
-    out["governed"] = !read.empty();
-    return out.dump();
+    return check_json(*catalog, decision, record.question_id, session_is_gated(), !read.empty());
 }
 
 }  // namespace clarify::pg

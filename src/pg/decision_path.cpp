@@ -12,8 +12,6 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -276,20 +274,10 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, EnqueueResu
                                          (unsigned long)decision_id, why)));
             });
         }
-        nlohmann::json detail = {
-            {"decision_id", id()},
-            {"state", "AUDIT_UNAVAILABLE"},
-            {"question_id",
-             a.question_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.question_id)},
-            {"status", "audit_unavailable"},
-            {"gate_decision", a.allowed ? "allowed" : "rejected"},
-            {"gate_state", to_string(a.state)},
-            {"reason", last.audited},
-            {"slots", nlohmann::json::array()}};
         throw ReportedError(
-            MAKE_SQLSTATE('Q', 'C', '0', '0', '5'),
+            sqlcode_of(State::AuditUnavailable),
             std::string("the decision could not be written to the audit: ") + last.audited,
-            detail.dump(),
+            audit_unavailable_json(id(), a.question_id, a.allowed, a.state, last.audited),
             "The statement did not run. Retry it; if this persists, the DBA can "
             "look at clarify.audit_queue() and the server log.");
     }

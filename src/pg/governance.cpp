@@ -17,8 +17,6 @@ extern "C" {
 #include "catalog/namespace.h"
 }
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -219,8 +217,7 @@ void load_catalog(Catalog &catalog) {
         c.status = parse_status(text(concepts, r, 5)).value_or(ConceptStatus::Draft);
         c.available = text(concepts, r, 6) == "true";
         c.version = static_cast<int>(number(concepts, r, 7));
-        for (const auto &alias : nlohmann::json::parse(text(concepts, r, 8)))
-            if (alias.is_string()) c.aliases.push_back(alias.get<std::string>());
+        c.aliases = parse_aliases(text(concepts, r, 8));
         c.valid_from = number(concepts, r, 9);
         c.valid_until = number(concepts, r, 10);
         catalog.add_concept(std::move(c));
