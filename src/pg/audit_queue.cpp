@@ -1,4 +1,5 @@
 #include "audit_queue.hpp"
+#include "audit_queue_slot.hpp"
 #include "audit_record.hpp"
 #include "settings.hpp"
 #include "shared.hpp"
@@ -27,89 +28,9 @@ extern "C" {
 
 namespace clarify::pg {
 
-namespace {
-constexpr int kKnownHashes = 1024;  // a power of two
-constexpr int kKnownMax = kKnownHashes * 3 / 4;
-}  // namespace
-
-struct AuditSlot {
-    Oid database;  // InvalidOid: free
-    bool writer_registered;
-    TimestampTz registered_at;
-    int writer_pid;
-    Latch *writer_latch;
-    // A writer registered at server start serves this queue (set when it first runs): asking it
-    // needs no free worker slot. It waits on reserved_latch until a backend requests it.
-    bool reserved;
-    bool writer_requested;
-    Latch *reserved_latch;
-    LWLock *lock;
-    pg_atomic_uint64 write_pos;  // bytes ever enqueued
-    pg_atomic_uint64 read_pos;   // bytes committed by the writer
-    uint64 enqueued, written, dropped, timeouts, failed_batches, malformed;
-    // Moves (after read_pos) whenever the writer commits: backends waiting for their entry or
-    // for space sleep on it. A futex on Linux: one wake-up call serves every sleeper, where a
-    // condition variable signals each waiting process.
-    pg_atomic_uint32 commit_seq;
-    pg_atomic_uint32 sleepers;
-    // The end of the last batch committed without a synchronous standby's confirmation; only
-    // grows, and is set before read_pos passes it. A sync waiter whose entry ends at or before it
-    // fails closed (a waiter of a confirmed batch only if it looks after a later unconfirmed
-    // batch: rare, and a retry).
-    pg_atomic_uint64 unconfirmed_upto;
-    char last_error[256];
-    Size ring_offset;  // from the queue's start
-    // Hashes of statements, records and decision shapes this database's audit holds, published
-    // by the writer after the commit that stored them: a decision whose hashes are all here is
-    // queued as a short entry, without those texts. Open addressing, none marks a free cell;
-    // emptied by purge_audit() (which keeps the texts short entries still queued refer to) and
-    // when a database takes the slot.
-    int known_count;
-    AuditHash known[kKnownHashes];
-};
-
-namespace {
-
-struct AuditQueue {
-    int nslots;
-    uint64 ring_size;
-    LWLock *assign_lock;
-    AuditSlot slots[FLEXIBLE_ARRAY_MEMBER];
-};
-
 AuditQueue *queue = nullptr;
-// This process has served a queue as its writer.
 bool attached_here = false;
-constexpr const char *kTranche = "pg_clarify audit queue";
-// A registered writer that has not attached after this long is presumed dead and replaced.
-constexpr long kWriterStartupMs = 3000;
-// Sync waiters look this often whether the writer is still there (and start another if not).
-constexpr long kWaiterCheckMs = 500;
-// Sync waiters yield the CPU this many times before they sleep on the futex.
-constexpr int kWaiterYields = 3;
-// The longest single sleep of a waiter: interrupts (cancel, statement_timeout, terminate) and
-// the postmaster's death are noticed within this.
-constexpr long kWaiterNapMs = 20;
 
-// Sleeps until the slot's commit sequence is no longer `seen`, at most timeout_ms (and at most
-// kWaiterNapMs); then serves interrupts. Spurious returns are fine: callers loop.
-void sleep_on_commit(AuditSlot *slot, uint32 seen, long timeout_ms) {
-    long ms = Max(1L, Min(timeout_ms, kWaiterNapMs));
-    pg_atomic_fetch_add_u32(&slot->sleepers, 1);
-    pgstat_report_wait_start(PG_WAIT_EXTENSION);
-#ifdef __linux__
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAIT, seen, &ts, nullptr, 0);
-#else
-    if (pg_atomic_read_u32(&slot->commit_seq) == seen) pg_usleep(1000L);
-#endif
-    pgstat_report_wait_end();
-    pg_atomic_fetch_sub_u32(&slot->sleepers, 1);
-    if (!PostmasterIsAlive()) proc_exit(1);
-    CHECK_FOR_INTERRUPTS();
-}
-
-// After read_pos moved (or the writer left): wakes every sleeper with one call.
 void wake_sleepers(AuditSlot *slot) {
     pg_atomic_fetch_add_u32(&slot->commit_seq, 1);  // a full barrier
     if (pg_atomic_read_u32(&slot->sleepers) == 0) return;
@@ -118,24 +39,8 @@ void wake_sleepers(AuditSlot *slot) {
 #endif
 }
 
-Size header_size(int nslots) {
-    return MAXALIGN(offsetof(AuditQueue, slots) + sizeof(AuditSlot) * nslots);
-}
-
-uint64 ring_bytes() {
-    // Never smaller than the largest entry a 64 kB record can make.
-    uint64 total = uint64(audit_queue_size_kb) * 1024;
-    return MAXALIGN(Max(total / uint64(audit_databases), uint64(256 * 1024)));
-}
-
 char *ring_of(AuditSlot *slot) {
     return reinterpret_cast<char *>(queue) + slot->ring_offset;
-}
-
-void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
-    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
-    memcpy(ring_of(slot) + off, src, first);
-    memcpy(ring_of(slot), src + first, n - first);
 }
 
 void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
@@ -144,7 +49,6 @@ void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
     memcpy(dst + first, ring_of(slot), n - first);
 }
 
-// Under the slot's lock.
 bool known_has(const AuditSlot *slot, const AuditHash &hash) {
     if (hash.none()) return false;
     for (uint32 i = uint32(hash.lo) & (kKnownHashes - 1);; i = (i + 1) & (kKnownHashes - 1)) {
@@ -158,7 +62,6 @@ void known_clear(AuditSlot *slot) {
     slot->known_count = 0;
 }
 
-// Under the slot's lock. False when the set was full and emptied first.
 bool known_add(AuditSlot *slot, const AuditHash &hash) {
     bool kept = true;
     if (hash.none() || known_has(slot, hash)) return kept;
@@ -197,6 +100,51 @@ AuditSlot *find_slot(Oid database, bool claim) {
     }
     LWLockRelease(queue->assign_lock);
     return found;
+}
+
+namespace {
+
+constexpr const char *kTranche = "pg_clarify audit queue";
+// Sync waiters look this often whether the writer is still there (and start another if not).
+constexpr long kWaiterCheckMs = 500;
+// Sync waiters yield the CPU this many times before they sleep on the futex.
+constexpr int kWaiterYields = 3;
+// The longest single sleep of a waiter: interrupts (cancel, statement_timeout, terminate) and
+// the postmaster's death are noticed within this.
+constexpr long kWaiterNapMs = 20;
+
+// Sleeps until the slot's commit sequence is no longer `seen`, at most timeout_ms (and at most
+// kWaiterNapMs); then serves interrupts. Spurious returns are fine: callers loop.
+void sleep_on_commit(AuditSlot *slot, uint32 seen, long timeout_ms) {
+    long ms = Max(1L, Min(timeout_ms, kWaiterNapMs));
+    pg_atomic_fetch_add_u32(&slot->sleepers, 1);
+    pgstat_report_wait_start(PG_WAIT_EXTENSION);
+#ifdef __linux__
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAIT, seen, &ts, nullptr, 0);
+#else
+    if (pg_atomic_read_u32(&slot->commit_seq) == seen) pg_usleep(1000L);
+#endif
+    pgstat_report_wait_end();
+    pg_atomic_fetch_sub_u32(&slot->sleepers, 1);
+    if (!PostmasterIsAlive()) proc_exit(1);
+    CHECK_FOR_INTERRUPTS();
+}
+
+Size header_size(int nslots) {
+    return MAXALIGN(offsetof(AuditQueue, slots) + sizeof(AuditSlot) * nslots);
+}
+
+uint64 ring_bytes() {
+    // Never smaller than the largest entry a 64 kB record can make.
+    uint64 total = uint64(audit_queue_size_kb) * 1024;
+    return MAXALIGN(Max(total / uint64(audit_databases), uint64(256 * 1024)));
+}
+
+void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
+    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
+    memcpy(ring_of(slot) + off, src, first);
+    memcpy(ring_of(slot), src + first, n - first);
 }
 
 // 1: a writer serves the slot (or is starting); 0: none could be started; -1: the slot was
@@ -410,248 +358,6 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         sleep_on_commit(slot, seen, wait);
     }
     return EnqueueResult::Committed;
-}
-
-AuditSlot *audit_worker_attach(Oid database) {
-    AuditSlot *slot = find_slot(database, true);
-    if (!slot) return nullptr;
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    bool other = slot->writer_pid != 0 && slot->writer_pid != MyProcPid;
-    if (!other) {
-        slot->writer_pid = MyProcPid;
-        slot->writer_latch = MyLatch;
-        slot->writer_registered = true;
-        // Published by a writer before this one: this one publishes what it stores.
-        known_clear(slot);
-    }
-    LWLockRelease(slot->lock);
-    if (other) return nullptr;
-    attached_here = true;
-    before_shmem_exit(audit_worker_detach, PointerGetDatum(slot));
-    return slot;
-}
-
-void audit_worker_detach(int, Datum arg) {
-    AuditSlot *slot = reinterpret_cast<AuditSlot *>(DatumGetPointer(arg));
-    LWLockReleaseAll();  // leaving on an error: nothing of ours may stay held
-    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    if (slot->writer_pid == MyProcPid) {
-        slot->writer_pid = 0;
-        slot->writer_latch = nullptr;
-        slot->writer_registered = false;
-        // Nothing left to write (a dropped database, a terminated writer): back to the pool.
-        // Else the reserved writer, restarted, goes on with what is left.
-        if (pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos))
-            slot->database = InvalidOid;
-        else if (slot->reserved)
-            slot->writer_requested = true;
-    }
-    LWLockRelease(slot->lock);
-    LWLockRelease(queue->assign_lock);
-    wake_sleepers(slot);
-}
-
-const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from, uint64 *bytes) {
-    uint64 r = pg_atomic_read_u64(&slot->read_pos);
-    uint64 w = pg_atomic_read_u64(&slot->write_pos);
-    pg_read_barrier();
-    *from = r;
-    // In place: the whole entries before the ring's end. Backends write only past w, and nothing
-    // before read_pos is reused until the writer commits.
-    uint64 start = r % queue->ring_size, off = start;
-    while (r + (off - start) < w && off + sizeof(uint32) <= queue->ring_size) {
-        uint32 length;
-        memcpy(&length, ring_of(slot) + off, sizeof(uint32));
-        if (off + sizeof(uint32) + length > queue->ring_size) break;
-        off += sizeof(uint32) + length;
-    }
-    if (off > start) {
-        *bytes = off - start;
-        return ring_of(slot) + start;
-    }
-    // The first entry wraps around the end: copy entries out.
-    uint64 pos = r;
-    while (pos < w) {
-        uint32 length;
-        ring_copy_out(slot, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
-        uint64 need = sizeof(uint32) + length;
-        if (pos - r + need > cap) break;
-        ring_copy_out(slot, pos, buf + (pos - r), need);
-        pos += need;
-    }
-    *bytes = pos - r;
-    return buf;
-}
-
-bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
-                         bool confirmed, const AuditHash *stored, size_t nstored,
-                         uint64 purge_seen) {
-    bool kept = true;
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    // A purge since the batch began may have deleted what it stored: publish nothing then.
-    if (nstored && purge_generation() == purge_seen)
-        for (size_t i = 0; i < nstored; ++i) kept = known_add(slot, stored[i]) && kept;
-    if (!confirmed) {
-        pg_atomic_write_u64(&slot->unconfirmed_upto, upto);
-        pg_write_barrier();
-    }
-    pg_atomic_write_u64(&slot->read_pos, upto);
-    slot->written += entries;
-    slot->malformed += malformed;
-    slot->last_error[0] = '\0';
-    LWLockRelease(slot->lock);
-    wake_sleepers(slot);
-    return kept;
-}
-
-namespace {
-// Moves the purge generation and empties the database's published hashes, under the lock a
-// writer publishes under (nothing stored before is published after). Returns the database's
-// slot still locked, or nullptr (unlocked) when it has none.
-AuditSlot *forget_published_locked(Oid database) {
-    AuditSlot *slot = find_slot(database, false);
-    if (!slot) {
-        bump_purge_generation();
-        return nullptr;
-    }
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    bump_purge_generation();
-    if (slot->database != database) {  // released meanwhile: nothing of this database in it
-        LWLockRelease(slot->lock);
-        return nullptr;
-    }
-    known_clear(slot);
-    return slot;
-}
-}  // namespace
-
-void audit_forget_published(Oid database) {
-    if (AuditSlot *slot = forget_published_locked(database)) LWLockRelease(slot->lock);
-}
-
-size_t audit_purge_keep_capacity() {
-    // A short entry takes at least its length word and prefix; it names at most 3 hashes.
-    return size_t(queue->ring_size / (sizeof(uint32) + kAuditEntryPrefix) + 1) * 3;
-}
-
-int64 audit_purge_begin(Oid database, AuditHash *keep, size_t cap) {
-    AuditSlot *slot = forget_published_locked(database);
-    if (!slot) return 0;
-    size_t n = 0;
-    uint64 r = pg_atomic_read_u64(&slot->read_pos), w = pg_atomic_read_u64(&slot->write_pos);
-    AuditHash last[3];
-    for (uint64 pos = r; pos + sizeof(uint32) <= w;) {
-        uint32 length;
-        ring_copy_out(slot, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
-        char prefix[kAuditEntryPrefix];
-        AuditHash hashes[3];
-        if (length >= kAuditEntryPrefix) {
-            ring_copy_out(slot, pos + sizeof(uint32), prefix, kAuditEntryPrefix);
-            if (short_entry_hashes(std::string_view(prefix, kAuditEntryPrefix), hashes) &&
-                !(hashes[0] == last[0] && hashes[1] == last[1] && hashes[2] == last[2])) {
-                if (n + 3 > cap) {
-                    LWLockRelease(slot->lock);
-                    return -1;  // cannot happen with audit_purge_keep_capacity()
-                }
-                for (const AuditHash &h : hashes)
-                    if (h) keep[n++] = h;
-                for (int i = 0; i < 3; ++i) last[i] = hashes[i];
-            }
-        }
-        pos += sizeof(uint32) + length;
-    }
-    LWLockRelease(slot->lock);
-    return int64(n);
-}
-
-void audit_worker_failed(AuditSlot *slot, const char *message) {
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    slot->failed_batches++;
-    strlcpy(slot->last_error, message ? message : "unknown error", sizeof(slot->last_error));
-    LWLockRelease(slot->lock);
-}
-
-bool audit_worker_release_if_idle(AuditSlot *slot) {
-    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    bool idle = pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos);
-    if (idle) {
-        // The queue goes back to the pool; its last counters go to the server log.
-        ereport(LOG,
-                (errmsg("pg_clarify audit writer for database %u leaves: %lu decisions "
-                        "queued, %lu written, %lu dropped, %lu timed out since it started",
-                        slot->database, (unsigned long)slot->enqueued, (unsigned long)slot->written,
-                        (unsigned long)slot->dropped, (unsigned long)slot->timeouts)));
-        slot->database = InvalidOid;
-        slot->writer_pid = 0;
-        slot->writer_latch = nullptr;
-        slot->writer_registered = false;
-        slot->writer_requested = false;
-    }
-    LWLockRelease(slot->lock);
-    LWLockRelease(queue->assign_lock);
-    return idle;
-}
-
-int audit_reserved_writers() {
-    return Min(audit_writers, audit_databases);
-}
-
-Oid audit_reserved_take_request(int index) {
-    AuditSlot *slot = &queue->slots[index];
-    Oid database = InvalidOid;
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    slot->reserved = true;
-    if (slot->writer_requested && slot->database != InvalidOid && slot->writer_pid == 0) {
-        slot->writer_requested = false;
-        slot->reserved_latch = nullptr;
-        database = slot->database;
-    } else {
-        slot->reserved_latch = MyLatch;
-    }
-    LWLockRelease(slot->lock);
-    return database;
-}
-
-void audit_reserved_leave(int index, Oid database) {
-    AuditSlot *slot = &queue->slots[index];
-    LWLockReleaseAll();  // leaving on an error: nothing of ours may stay held
-    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    if (slot->reserved_latch == MyLatch) slot->reserved_latch = nullptr;
-    // It took a request but never attached (the database could not be connected): backends ask
-    // again after kWriterStartupMs; with nothing queued, the queue goes back to the pool.
-    if (database != InvalidOid && !attached_here && slot->database == database &&
-        slot->writer_pid == 0 &&
-        pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos)) {
-        slot->database = InvalidOid;
-        slot->writer_registered = false;
-        slot->writer_requested = false;
-    }
-    LWLockRelease(slot->lock);
-    LWLockRelease(queue->assign_lock);
-}
-
-int audit_slot_count() {
-    return queue ? queue->nslots : 0;
-}
-
-bool audit_slot_stats(int index, AuditSlotStats *out) {
-    AuditSlot *slot = &queue->slots[index];
-    LWLockAcquire(slot->lock, LW_SHARED);
-    out->database = slot->database;
-    out->writer_pid = slot->writer_pid;
-    out->enqueued = slot->enqueued;
-    out->written = slot->written;
-    out->dropped = slot->dropped;
-    out->timeouts = slot->timeouts;
-    out->failed_batches = slot->failed_batches;
-    out->malformed = slot->malformed;
-    out->pending_bytes = pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
-    strlcpy(out->last_error, slot->last_error, sizeof(out->last_error));
-    LWLockRelease(slot->lock);
-    return out->database != InvalidOid || out->enqueued > 0;
 }
 
 }  // namespace clarify::pg
