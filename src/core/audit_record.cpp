@@ -110,13 +110,13 @@ void encode(const AuditRecord &a, std::string &out) {
         put_text(out, *s);
 }
 
-bool can_encode_stored(const AuditRecord &a) {
+bool can_encode_short(const AuditRecord &a) {
     return a.note.empty() && a.statement_hash && a.shape_hash &&
            (a.record.empty() ? a.record_hash.none() : !a.record_hash.none());
 }
 
-void encode_stored(const AuditRecord &a, std::string &out) {
-    if (!can_encode_stored(a)) throw AuditFormatError("a short audit entry needs its hashes");
+void encode_short(const AuditRecord &a, std::string &out) {
+    if (!can_encode_short(a)) throw AuditFormatError("a short audit entry needs its hashes");
     put_fixed(a, out, kTextsStored);
     put_text(out, a.question_id);
 }
@@ -207,8 +207,8 @@ AuditView decode_view(std::string_view bytes) {
     a.statement_hash = r.hash();
     auto flags = r.get<std::uint8_t>();
     if (flags & ~kTextsStored) throw AuditFormatError("audit entry with unknown flags");
-    a.texts_stored = flags == kTextsStored;
-    if (a.texts_stored) {
+    a.is_short = flags == kTextsStored;
+    if (a.is_short) {
         if (a.statement_hash.none() || a.shape_hash.none())
             throw AuditFormatError("short audit entry without its hashes");
         a.question_id = r.view();
@@ -236,7 +236,7 @@ AuditRecord to_record(const AuditView &v) {
     a.record_hash = v.record_hash;
     a.shape_hash = v.shape_hash;
     a.statement_hash = v.statement_hash;
-    a.texts_stored = v.texts_stored;
+    a.is_short = v.is_short;
     a.question_id = v.question_id;
     a.statement = v.statement;
     a.reason = v.reason;

@@ -5,7 +5,7 @@
 #include "boundary.hpp"
 #include "compat.hpp"
 #include "settings.hpp"
-#include "shared.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -43,7 +43,7 @@ namespace {
 HashSet stored;
 // What the last batch written stored (texts and shapes, inserted or already there), and the
 // purge generation it began under: published after its commit for short entries.
-std::vector<AuditHash> batch_stored;
+std::vector<AuditHash> batch_to_publish;
 uint64 batch_purge_seen = 0;
 // The purge generation `stored` is valid for (one for every instantiation of write_batch).
 uint64 seen_generation = 0;
@@ -138,7 +138,7 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
         shapes_relid = shapes;
         last_width = width;
     }
-    batch_stored.clear();
+    batch_to_publish.clear();
 
     TextRows new_texts;
     ShapeRows new_shapes;
@@ -160,7 +160,7 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
         std::vector<AuditHash> unknown;
         const Entry *previous = nullptr;
         for (const Entry &a : batch) {
-            if (!a.texts_stored) continue;
+            if (!a.is_short) continue;
             if (previous && previous->statement_hash == a.statement_hash &&
                 previous->shape_hash == a.shape_hash && previous->record_hash == a.record_hash)
                 continue;
@@ -224,7 +224,7 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
             note_text.push_back(std::string(a.note));
             continue;
         }
-        if (a.texts_stored) {
+        if (a.is_short) {
             // A short entry: its backend saw every one of these published, so the audit holds
             // them (a purge since then kept the ones queued entries refer to).
             bool lost_record = a.record_hash && missing.count(a.record_hash);
@@ -325,29 +325,29 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
     // Committed: nothing may throw from here on, or the batch would stay queued and be written
     // again by the next writer. `stored` only saves inserts that ON CONFLICT would skip anyway.
     try {
-        batch_stored = std::move(batch_publish);
+        batch_to_publish = std::move(batch_publish);
         for (const AuditHash &h : fresh) stored.insert(h);
         diverted.insert(moved.begin(), moved.end());
     } catch (...) {
-        batch_stored.clear();
+        batch_to_publish.clear();
         stored.clear();
         published.clear();
         diverted.clear();
     }
 }
 
-// After a commit published batch_stored: remembered, unless the published set was full and
+// After a commit published batch_to_publish: remembered, unless the published set was full and
 // emptied first (then what this writer published is forgotten: it publishes again as it meets
 // those hashes). No throw: the batch is committed.
 void note_published(bool kept) noexcept {
     try {
         if (!kept) published.clear();
         if (batch_purge_seen == purge_generation())
-            for (const AuditHash &h : batch_stored) published.insert(h);
+            for (const AuditHash &h : batch_to_publish) published.insert(h);
     } catch (...) {
         published.clear();
     }
-    batch_stored.clear();
+    batch_to_publish.clear();
 }
 
 // Tries one write; on failure rolls back, counts and logs it, and returns the error text.
@@ -376,7 +376,7 @@ std::optional<std::string> try_write(AuditSlot *slot, const std::vector<Entry> &
 // What can always be stored of a decision whose full row cannot be: who, when, the outcome.
 AuditRecord unwritable(const AuditRecord &a, const std::string &error) {
     AuditRecord safe = a;
-    safe.texts_stored = false;  // its texts are given here
+    safe.is_short = false;  // its texts are given here
     // Its content differs from the shape and record the backend hashed: hash it anew.
     safe.shape_hash = AuditHash{};
     safe.record_hash = AuditHash{};
@@ -434,8 +434,8 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                 failures = 0;
                 bool kept = pg_guard([&] {
                     return audit_worker_commit(slot, from + bytes, batch.size(), malformed,
-                                               !last_batch_unconfirmed, batch_stored.data(),
-                                               batch_stored.size(), batch_purge_seen);
+                                               !last_batch_unconfirmed, batch_to_publish.data(),
+                                               batch_to_publish.size(), batch_purge_seen);
                 });
                 note_published(kept);
                 total += static_cast<long>(batch.size());
@@ -460,8 +460,8 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
             bool kept = pg_guard([&] {
                 return audit_worker_commit(slot, from + upto, 1,
                                            i + 1 == batch.size() ? malformed : 0,
-                                           !last_batch_unconfirmed, batch_stored.data(),
-                                           batch_stored.size(), batch_purge_seen);
+                                           !last_batch_unconfirmed, batch_to_publish.data(),
+                                           batch_to_publish.size(), batch_purge_seen);
             });
             note_published(kept);
             ++total;

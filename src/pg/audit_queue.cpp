@@ -2,7 +2,7 @@
 #include "audit_queue_slot.hpp"
 #include "audit_record.hpp"
 #include "settings.hpp"
-#include "shared.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -49,30 +49,31 @@ void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
     memcpy(dst + first, ring_of(slot), n - first);
 }
 
-bool known_has(const AuditSlot *slot, const AuditHash &hash) {
+bool published_has(const AuditSlot *slot, const AuditHash &hash) {
     if (hash.none()) return false;
-    for (uint32 i = uint32(hash.lo) & (kKnownHashes - 1);; i = (i + 1) & (kKnownHashes - 1)) {
-        if (slot->known[i] == hash) return true;
-        if (slot->known[i].none()) return false;
+    for (uint32 i = uint32(hash.lo) & (kPublishedHashes - 1);;
+         i = (i + 1) & (kPublishedHashes - 1)) {
+        if (slot->published[i] == hash) return true;
+        if (slot->published[i].none()) return false;
     }
 }
 
-void known_clear(AuditSlot *slot) {
-    for (AuditHash &h : slot->known) h = AuditHash{};
-    slot->known_count = 0;
+void published_clear(AuditSlot *slot) {
+    for (AuditHash &h : slot->published) h = AuditHash{};
+    slot->published_count = 0;
 }
 
-bool known_add(AuditSlot *slot, const AuditHash &hash) {
+bool publish(AuditSlot *slot, const AuditHash &hash) {
     bool kept = true;
-    if (hash.none() || known_has(slot, hash)) return kept;
-    if (slot->known_count >= kKnownMax) {
-        known_clear(slot);
+    if (hash.none() || published_has(slot, hash)) return kept;
+    if (slot->published_count >= kPublishedMax) {
+        published_clear(slot);
         kept = false;
     }
-    uint32 i = uint32(hash.lo) & (kKnownHashes - 1);
-    while (!slot->known[i].none()) i = (i + 1) & (kKnownHashes - 1);
-    slot->known[i] = hash;
-    slot->known_count++;
+    uint32 i = uint32(hash.lo) & (kPublishedHashes - 1);
+    while (!slot->published[i].none()) i = (i + 1) & (kPublishedHashes - 1);
+    slot->published[i] = hash;
+    slot->published_count++;
     return kept;
 }
 
@@ -93,7 +94,7 @@ AuditSlot *find_slot(Oid database, bool claim) {
             slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
             slot->failed_batches = slot->malformed = 0;
             slot->last_error[0] = '\0';
-            known_clear(slot);
+            published_clear(slot);
             found = slot;
         }
         LWLockRelease(slot->lock);
@@ -207,7 +208,9 @@ int start_writer(AuditSlot *slot) {
     return 0;
 }
 
-EnqueueResult timed_out(AuditSlot *slot, EnqueueResult result = EnqueueResult::TimedOut) {
+// A waiter gave up (timed out, found no room, or its batch was not confirmed): counted in the
+// slot's timeouts (clarify.audit_queue()), and `result` returned.
+SubmitResult count_failed_wait(AuditSlot *slot, SubmitResult result = SubmitResult::TimedOut) {
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     slot->timeouts++;
     LWLockRelease(slot->lock);
@@ -259,9 +262,9 @@ uint64 audit_pending_bytes(AuditSlot *slot) {
     return pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
 }
 
-EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms,
-                            const ShortEntry *short_entry) {
-    if (sizeof(uint32) + length > queue->ring_size) return EnqueueResult::TooLarge;
+SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
+                          const ShortEntry *short_entry) {
+    if (sizeof(uint32) + length > queue->ring_size) return SubmitResult::TooLarge;
     // Read from the clock only when a wait begins: an entry that finds room at once (the common
     // case, always in async mode) costs no clock read.
     TimestampTz deadline = 0;
@@ -273,7 +276,7 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
     uint64 end = 0;
     uint32 seen = 0;
     for (;;) {
-        if (!slot && !(slot = find_slot(MyDatabaseId, true))) return EnqueueResult::NoWriter;
+        if (!slot && !(slot = find_slot(MyDatabaseId, true))) return SubmitResult::NoWriter;
         // The writer is normally up; only when it is not does looking cost a lock and a clock read.
         if (slot->writer_pid == 0) {
             int writer = start_writer(slot);
@@ -281,7 +284,7 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
                 slot = nullptr;
                 continue;
             }
-            if (writer == 0) return EnqueueResult::NoWriter;
+            if (writer == 0) return SubmitResult::NoWriter;
         }
         seen = pg_atomic_read_u32(&slot->commit_seq);
         LWLockAcquire(slot->lock, LW_EXCLUSIVE);
@@ -292,9 +295,9 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         }
         const char *bytes = entry;
         uint32 size = length;
-        if (short_entry && known_has(slot, short_entry->hashes[0]) &&
-            known_has(slot, short_entry->hashes[1]) &&
-            (short_entry->hashes[2].none() || known_has(slot, short_entry->hashes[2]))) {
+        if (short_entry && published_has(slot, short_entry->hashes[0]) &&
+            published_has(slot, short_entry->hashes[1]) &&
+            (short_entry->hashes[2].none() || published_has(slot, short_entry->hashes[2]))) {
             bytes = short_entry->bytes;
             size = short_entry->length;
         }
@@ -319,17 +322,17 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         if (timeout_ms <= 0) {
             slot->dropped++;
             LWLockRelease(slot->lock);
-            return EnqueueResult::Dropped;
+            return SubmitResult::Dropped;
         }
         Latch *writer = slot->writer_latch;
         LWLockRelease(slot->lock);
         if (writer) SetLatch(writer);
         start_deadline();
         long wait = remaining_ms(deadline);
-        if (wait <= 0) return timed_out(slot, EnqueueResult::QueueFull);
+        if (wait <= 0) return count_failed_wait(slot, SubmitResult::QueueFull);
         sleep_on_commit(slot, seen, wait);
     }
-    if (!sync) return EnqueueResult::Queued;
+    if (!sync) return SubmitResult::Queued;
     start_deadline();
 
     // Group commit: one writer commit wakes every backend whose entry it covered.
@@ -345,19 +348,19 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         if (pg_atomic_read_u64(&slot->read_pos) >= end) {
             pg_read_barrier();
             if (end <= pg_atomic_read_u64(&slot->unconfirmed_upto))
-                return timed_out(slot, EnqueueResult::Unconfirmed);
+                return count_failed_wait(slot, SubmitResult::Unconfirmed);
             break;
         }
         TimestampTz now = GetCurrentTimestamp();
         long wait = TimestampDifferenceMilliseconds(now, deadline);
-        if (wait <= 0) return timed_out(slot);
+        if (wait <= 0) return count_failed_wait(slot);
         if (TimestampDifferenceExceeds(checked, now, kWaiterCheckMs)) {
             checked = now;
             (void)start_writer(slot);  // a writer that died is replaced
         }
         sleep_on_commit(slot, seen, wait);
     }
-    return EnqueueResult::Committed;
+    return SubmitResult::Committed;
 }
 
 }  // namespace clarify::pg

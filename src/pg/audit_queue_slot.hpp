@@ -14,8 +14,8 @@ extern "C" {
 
 namespace clarify::pg {
 
-constexpr int kKnownHashes = 1024;  // a power of two
-constexpr int kKnownMax = kKnownHashes * 3 / 4;
+constexpr int kPublishedHashes = 1024;  // a power of two
+constexpr int kPublishedMax = kPublishedHashes * 3 / 4;
 // A registered writer that has not attached after this long is presumed dead and replaced.
 constexpr long kWriterStartupMs = 3000;
 
@@ -51,8 +51,8 @@ struct AuditSlot {
     // queued as a short entry, without those texts. Open addressing, none marks a free cell;
     // emptied by purge_audit() (which keeps the texts short entries still queued refer to) and
     // when a database takes the slot.
-    int known_count;
-    AuditHash known[kKnownHashes];
+    int published_count;
+    AuditHash published[kPublishedHashes];
 };
 
 struct AuditQueue {
@@ -71,10 +71,10 @@ void wake_sleepers(AuditSlot *slot);
 char *ring_of(AuditSlot *slot);
 void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n);
 // Under the slot's lock.
-bool known_has(const AuditSlot *slot, const AuditHash &hash);
+bool published_has(const AuditSlot *slot, const AuditHash &hash);
 // Under the slot's lock. False when the set was full and emptied first.
-bool known_add(AuditSlot *slot, const AuditHash &hash);
-void known_clear(AuditSlot *slot);
+bool publish(AuditSlot *slot, const AuditHash &hash);
+void published_clear(AuditSlot *slot);
 // The database's slot; with `claim`, takes a free one when it has none (nullptr: none free).
 AuditSlot *find_slot(Oid database, bool claim);
 

@@ -5,7 +5,7 @@
 #include "audit_queue_slot.hpp"
 #include "audit_record.hpp"
 #include "settings.hpp"
-#include "shared.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -29,7 +29,7 @@ AuditSlot *audit_worker_attach(Oid database) {
         slot->writer_latch = MyLatch;
         slot->writer_registered = true;
         // Published by a writer before this one: this one publishes what it stores.
-        known_clear(slot);
+        published_clear(slot);
     }
     LWLockRelease(slot->lock);
     if (other) return nullptr;
@@ -92,13 +92,13 @@ const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *fr
 }
 
 bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
-                         bool confirmed, const AuditHash *stored, size_t nstored,
+                         bool confirmed, const AuditHash *to_publish, size_t npublish,
                          uint64 purge_seen) {
     bool kept = true;
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     // A purge since the batch began may have deleted what it stored: publish nothing then.
-    if (nstored && purge_generation() == purge_seen)
-        for (size_t i = 0; i < nstored; ++i) kept = known_add(slot, stored[i]) && kept;
+    if (npublish && purge_generation() == purge_seen)
+        for (size_t i = 0; i < npublish; ++i) kept = publish(slot, to_publish[i]) && kept;
     if (!confirmed) {
         pg_atomic_write_u64(&slot->unconfirmed_upto, upto);
         pg_write_barrier();
@@ -128,7 +128,7 @@ AuditSlot *forget_published_locked(Oid database) {
         LWLockRelease(slot->lock);
         return nullptr;
     }
-    known_clear(slot);
+    published_clear(slot);
     return slot;
 }
 }  // namespace

@@ -13,7 +13,7 @@
 #include "compat.hpp"
 #include "gate.hpp"
 #include "settings.hpp"
-#include "shared.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "access/xact.h"

@@ -5,7 +5,8 @@
 #include "governance.hpp"
 #include "payload.hpp"
 #include "settings.hpp"
-#include "shared.hpp"
+#include "decision_ids.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -57,24 +58,24 @@ bool set_statement_text(std::string &out, const char *source, const PlannedStmt 
     return true;
 }
 
-const char *audit_outcome(EnqueueResult result) {
+const char *audit_outcome(SubmitResult result) {
     switch (result) {
-        case EnqueueResult::Committed:
+        case SubmitResult::Committed:
             return "committed";
-        case EnqueueResult::Queued:
+        case SubmitResult::Queued:
             return "queued";
-        case EnqueueResult::Dropped:
+        case SubmitResult::Dropped:
             return "dropped: the audit queue was full";
-        case EnqueueResult::TimedOut:
+        case SubmitResult::TimedOut:
             return "not committed within pg_clarify.audit_timeout";
-        case EnqueueResult::Unconfirmed:
+        case SubmitResult::Unconfirmed:
             return "the audit writer was stopped or cancelled before a synchronous standby "
                    "confirmed it";
-        case EnqueueResult::QueueFull:
+        case SubmitResult::QueueFull:
             return "the audit queue had no room within pg_clarify.audit_timeout";
-        case EnqueueResult::NoWriter:
+        case SubmitResult::NoWriter:
             return "no audit writer could serve this database";
-        case EnqueueResult::TooLarge:
+        case SubmitResult::TooLarge:
             return "larger than the audit queue";
     }
     return "unknown";
@@ -93,9 +94,8 @@ void note_refusal(const AuditRecord &a, const char *why) {
     encode(note, note_entry);
     const char *note_bytes = note_entry.data();
     uint32 note_length = static_cast<uint32>(note_entry.size());
-    EnqueueResult noted =
-        pg_guard([&] { return audit_enqueue(note_bytes, note_length, false, 0); });
-    if (noted != EnqueueResult::Queued) {
+    SubmitResult noted = pg_guard([&] { return audit_submit(note_bytes, note_length, false, 0); });
+    if (noted != SubmitResult::Queued) {
         uint64 decision_id = a.decision_id;
         pg_guard([&] {
             ereport(WARNING, (errmsg("pg_clarify could not note that decision %lu was refused "
@@ -230,7 +230,7 @@ const Entries &encode_entries(const AuditRecord &audit, bool same_text) {
         entries.full.clear();
         entries.short_form.clear();
         encode(audit, entries.full);
-        if (can_encode_stored(audit)) encode_stored(audit, entries.short_form);
+        if (can_encode_short(audit)) encode_short(audit, entries.short_form);
         entry_key = key_now;
     }
     return entries;
@@ -238,7 +238,7 @@ const Entries &encode_entries(const AuditRecord &audit, bool same_text) {
 
 // Step 4, submit: queues the entry (the short one when the audit holds its texts) and, in sync
 // mode, waits for its commit.
-EnqueueResult submit_entry(const AuditRecord &audit, const Entries &entries) {
+SubmitResult submit_entry(const AuditRecord &audit, const Entries &entries) {
     const char *bytes = entries.full.data();
     uint32 length = static_cast<uint32>(entries.full.size());
     bool sync = audit.sync;
@@ -247,24 +247,24 @@ EnqueueResult submit_entry(const AuditRecord &audit, const Entries &entries) {
                            {audit.statement_hash, audit.shape_hash, audit.record_hash}};
     const ShortEntry *alternative = entries.short_form.empty() ? nullptr : &short_entry;
     return pg_guard(
-        [&] { return audit_enqueue(bytes, length, sync, audit_timeout_ms, alternative); });
+        [&] { return audit_submit(bytes, length, sync, audit_timeout_ms, alternative); });
 }
 
 // Step 5, raise: fails closed in both modes (a decision runs only once it is committed (sync) or
 // queued (async); load never skips one), then throws the rejection's clarification error.
-void raise_outcome(const Catalog &catalog, const Decision &decision, EnqueueResult result) {
+void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResult result) {
     last.audited = audit_outcome(result);
     last.refused_unaudited = false;
     const AuditRecord &a = last.audit;
     auto id = [&a] { return std::to_string(a.decision_id); };
 
-    if (result != (a.sync ? EnqueueResult::Committed : EnqueueResult::Queued)) {
+    if (result != (a.sync ? SubmitResult::Committed : SubmitResult::Queued)) {
         // The statement will not run. A decision queued but not committed in time (or committed
         // without a synchronous standby's confirmation) has or will have its row: say so in the
         // audit too, after that row (queued without waiting; the queue keeps order). One never
         // queued (no room, no writer, too large) has no row to annotate: the server log says it.
         last.refused_unaudited = true;
-        if (result == EnqueueResult::TimedOut || result == EnqueueResult::Unconfirmed) {
+        if (result == SubmitResult::TimedOut || result == SubmitResult::Unconfirmed) {
             note_refusal(a, last.audited);
         } else {
             uint64 decision_id = a.decision_id;
@@ -298,7 +298,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog, const Gover
     const DecisionCache &decided = decide_cached(catalog, read);
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
-    EnqueueResult result = submit_entry(last.audit, entries);
+    SubmitResult result = submit_entry(last.audit, entries);
     raise_outcome(*catalog, decided.decision, result);
 }
 

@@ -7,7 +7,7 @@
 #include "governance.hpp"
 #include "payload.hpp"
 #include "settings.hpp"
-#include "shared.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "catalog/namespace.h"

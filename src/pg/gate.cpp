@@ -10,7 +10,7 @@
 #include "governance.hpp"
 #include "governed_reads.hpp"
 #include "settings.hpp"
-#include "shared.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "access/parallel.h"
