@@ -79,7 +79,7 @@ class Reader {
 };
 
 constexpr std::uint32_t kFormat = 0x41554436;  // "AUD6"
-constexpr std::uint8_t kTextsStored = 1;
+constexpr std::uint8_t kShortEntry = 1;
 
 }  // namespace
 
@@ -117,7 +117,7 @@ bool can_encode_short(const AuditRecord &a) {
 
 void encode_short(const AuditRecord &a, std::string &out) {
     if (!can_encode_short(a)) throw AuditFormatError("a short audit entry needs its hashes");
-    put_fixed(a, out, kTextsStored);
+    put_fixed(a, out, kShortEntry);
     put_text(out, a.question_id);
 }
 
@@ -136,8 +136,7 @@ bool short_entry_hashes(std::string_view prefix, AuditHash hashes[3]) noexcept {
     if (prefix.size() < kAuditEntryPrefix) return false;
     std::uint32_t format;
     std::memcpy(&format, prefix.data(), sizeof(format));
-    if (format != kFormat || static_cast<std::uint8_t>(prefix[kFlags]) != kTextsStored)
-        return false;
+    if (format != kFormat || static_cast<std::uint8_t>(prefix[kFlags]) != kShortEntry) return false;
     auto hash_at = [&prefix](std::size_t offset) {
         AuditHash h;
         std::memcpy(&h.lo, prefix.data() + offset, 8);
@@ -206,8 +205,8 @@ AuditView decode_view(std::string_view bytes) {
     a.shape_hash = r.hash();
     a.statement_hash = r.hash();
     auto flags = r.get<std::uint8_t>();
-    if (flags & ~kTextsStored) throw AuditFormatError("audit entry with unknown flags");
-    a.is_short = flags == kTextsStored;
+    if (flags & ~kShortEntry) throw AuditFormatError("audit entry with unknown flags");
+    a.is_short = flags == kShortEntry;
     if (a.is_short) {
         if (a.statement_hash.none() || a.shape_hash.none())
             throw AuditFormatError("short audit entry without its hashes");

@@ -1,4 +1,5 @@
-// One audited decision (CONTRACT §8), as it crosses the shared-memory queue to the audit writer.
+// One audited decision (docs/reference.md, "Tables and views"), as it crosses the shared-memory
+// queue to the audit writer.
 #pragma once
 #include "audit_hash.hpp"
 #include "core_guard.hpp"

@@ -1,4 +1,5 @@
-// The gate's rules (CONTRACT §6, §7): resolving a term, and deciding a statement's read set.
+// The gate's rules (docs/reference.md, "SQLSTATEs" and "Functions"): resolving a term, and deciding
+// a statement's read set.
 #pragma once
 #include "core_guard.hpp"
 #include "catalog.hpp"

@@ -12,7 +12,8 @@ namespace clarify {
 std::string resolution_json(const Catalog &catalog, const TermResolution &resolution,
                             bool reveal_confirmer);
 
-// The one-line JSON DETAIL of a rejection (CONTRACT §6); with_decision adds "decision" (check()).
+// The one-line JSON DETAIL of a rejection (docs/reference.md, "SQLSTATEs"); with_decision adds
+// "decision" (check()).
 std::string decision_json(const Catalog &catalog, const Decision &decision,
                           const std::string &decision_id, const std::string &question_id,
                           bool with_decision);

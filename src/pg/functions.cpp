@@ -1,4 +1,4 @@
-// SQL-callable functions (CONTRACT §7): thin extern "C" shells over C++ bodies.
+// SQL-callable functions (docs/reference.md, "Functions"): thin extern "C" shells over C++ bodies.
 #include "pg.hpp"
 #include "audit_queue.hpp"
 #include "boundary.hpp"

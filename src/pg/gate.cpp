@@ -103,7 +103,7 @@ bool clarify_check_perms(CLARIFY_CHECK_PERMS_ARGS) {
     // Changes committed since this transaction last took a lock (a revoked approval, a new
     // agent role) apply to this statement: a lock already held would not have read them.
     AcceptInvalidationMessages();
-    if (known_not_gated(GetSessionUserId(), GetOuterUserId(), GetUserId())) return true;
+    if (cached_not_gated(GetSessionUserId(), GetOuterUserId(), GetUserId())) return true;
     cpp_entry([&] { gate_range_table(range_table); });
     return true;
 }

@@ -1,5 +1,5 @@
 // The gate in the executor path: every statement of a gated session that reads a governed
-// column is decided before it runs (docs/reference.md, "The gate").
+// column is decided before it runs (docs/design.md walks the path).
 #pragma once
 
 #include "pg.hpp"

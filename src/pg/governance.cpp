@@ -322,7 +322,7 @@ bool extension_present() {
     });
 }
 
-bool known_not_gated(Oid session, Oid outer, Oid current) {
+bool cached_not_gated(Oid session, Oid outer, Oid current) {
     return !state.roles_stale && !state.membership_stale && !state.gated &&
            session == state.session && outer == state.outer && current == state.current;
 }

@@ -3,7 +3,7 @@
 #include "decision_path.hpp"
 #include "boundary.hpp"
 #include "gate.hpp"
-#include "last_decision.hpp"
+#include "last_decision_json.hpp"
 
 extern "C" {
 #include "miscadmin.h"

@@ -1,4 +1,5 @@
-// CONTRACT §5 and §6: deciding a statement's governed read set under a resolution record.
+// docs/reference.md (The resolution record, The read set): deciding a statement's governed read set
+// under a resolution record.
 #include "decision.hpp"
 #include "revenue_fixture.hpp"
 

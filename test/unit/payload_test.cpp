@@ -1,4 +1,5 @@
-// CONTRACT §6, §7, §8: the DETAIL payload, the message and hint, resolve()'s JSON, audit columns.
+// docs/reference.md (SQLSTATEs, Functions, Tables and views): the DETAIL payload, the message and
+// hint, resolve()'s JSON, audit columns.
 #include "payload.hpp"
 #include "revenue_fixture.hpp"
 

@@ -1,4 +1,5 @@
-// CONTRACT §5: the resolution record's two shapes, every refusal, and the flat GUC encoding.
+// docs/reference.md, "The resolution record": the resolution record's two shapes, every refusal,
+// and the flat GUC encoding.
 #include "record.hpp"
 
 #include <gtest/gtest.h>
@@ -223,7 +224,7 @@ TEST(RecordRefusal, OnlyEligibleIsNotAClaimARecordCanMake) {
 }
 
 TEST(RecordRefusal, SourceMissing) {
-    // Only `term` may be omitted from a binding (CONTRACT §5).
+    // Only `term` may be omitted from a binding (docs/reference.md).
     EXPECT_TRUE(
         mentions(refusal(R"({"bindings": [{"concept":"metric.booked_revenue"}]})"), "source"));
 }

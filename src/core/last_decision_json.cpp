@@ -1,4 +1,4 @@
-#include "last_decision.hpp"
+#include "last_decision_json.hpp"
 
 #include <nlohmann/json.hpp>
 
