@@ -351,7 +351,7 @@ TEST(ResolutionJson, UnknownTermIsUnsupported) {
     EXPECT_TRUE(r.at("options").empty());
 }
 
-// The value of the first key naming the approval (the contract says "approval id").
+// The value of the first key naming the approval (docs/reference.md says "approval id").
 const json *approval_of(const json &entry) {
     for (auto it = entry.begin(); it != entry.end(); ++it)
         if (it.key().find("approval") != std::string::npos) return &it.value();
