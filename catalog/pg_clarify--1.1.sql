@@ -725,7 +725,8 @@ COMMENT ON FUNCTION clarify.release_role(regrole) IS
     'Stops treating a role as an agent.';
 
 --------------------------------------------------------------------------------------------------
--- The audit (CONTRACT §8): one lean row per decision, written by the audit writer
+-- The audit (docs/reference.md, "Tables and views"): one lean row per decision, written by the
+-- audit writer
 --------------------------------------------------------------------------------------------------
 
 -- Decisions arrive at tens of thousands per second, so a row holds only numbers and the question
@@ -996,10 +997,10 @@ COMMENT ON VIEW clarify.audit_sources IS
 -- Privileges
 --------------------------------------------------------------------------------------------------
 
--- Start from nothing, then hand out exactly what CONTRACT §3 gives each actor. Agents read the
--- vocabulary they may be asked about, never who confirmed what, who is governed or which
--- columns are watched; nobody but the owner writes anything except through confirm/revoke,
--- which the DBA grants to the application role.
+-- Start from nothing, then hand out exactly what each actor needs (docs/dba-guide.md, "Let agents
+-- in"; docs/reference.md, "Functions"). Agents read the vocabulary they may be asked about, never
+-- who confirmed what, who is governed or which columns are watched; nobody but the owner writes
+-- anything except through confirm/revoke, which the DBA grants to the application role.
 REVOKE ALL ON ALL TABLES IN SCHEMA clarify FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA clarify FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA clarify FROM PUBLIC;

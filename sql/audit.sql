@@ -1,5 +1,6 @@
--- The audit (CONTRACT §8): one row per decision, allowed or rejected, written before the
--- statement proceeds (sync), surviving the rejection's abort, visible to the DBA only.
+-- The audit (docs/reference.md, "Tables and views"): one row per decision, allowed or rejected,
+-- written before the statement proceeds (sync), surviving the rejection's abort, visible to the DBA
+-- only.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dblink;
 RESET client_min_messages;

@@ -1,5 +1,6 @@
--- The catalog cache (CONTRACT §4): a committed change applies to every session at its next
--- statement; an uncommitted or rolled-back one never does. A second session is opened with dblink.
+-- The catalog cache (docs/reference.md, "Tables and views"): a committed change applies to every
+-- session at its next statement; an uncommitted or rolled-back one never does. A second session is
+-- opened with dblink.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dblink;
 RESET client_min_messages;

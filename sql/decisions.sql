@@ -1,8 +1,9 @@
--- The decision per gated statement (CONTRACT §6): every state, every binding source and its
--- forgery, the payload, and last_decision() for allowed statements.
+-- The decision per gated statement (docs/reference.md, "SQLSTATEs" and "The read set"): every
+-- state, every binding source and its forgery, the payload, and last_decision() for allowed
+-- statements.
 SET ROLE regress_agent;
 
--- The article's first question: three meanings, no default, no binding -> QC001 with the options.
+-- The example's first question: three meanings, no default, no binding -> QC001 with the options.
 SET pg_clarify.resolution = '{"question_id": "q_1042", "question": "Show revenue for Germany last quarter"}';
 SELECT jsonb_pretty(public.gate($$SELECT sum(booked_amount) FROM sales.orders WHERE customer_country = 'Germany'$$));
 -- The same, as the client sees it (the decision id differs per run, so only its shape is shown).
@@ -10,7 +11,7 @@ SELECT jsonb_pretty(public.gate($$SELECT sum(booked_amount) FROM sales.orders WH
 SELECT sum(booked_amount) FROM sales.orders WHERE customer_country = 'Germany';
 \set VERBOSITY default
 
--- The article's second question names the meaning: an explicit binding verifies and it runs.
+-- The example's second question names the meaning: an explicit binding verifies and it runs.
 SET pg_clarify.resolution = '{"question_id": "q_1043", "question": "Show recognized revenue for Germany last quarter", "bindings": [{"term": "revenue", "concept": "metric.recognized_revenue", "source": "explicit"}]}';
 SELECT sum(recognized_amount) FROM sales.revenue_ledger WHERE customer_country = 'Germany';
 SELECT d->>'decision' AS decision, d->>'state' AS state, d->>'question_id' AS question_id, d->'columns' AS columns,
@@ -108,7 +109,7 @@ SET pg_clarify.resolution = '{"question": "Gross margin", "bindings": [{"term": 
 SELECT public.gate_state('SELECT sum(booked_amount) FROM sales.orders') AS bound_to_draft;
 RESET pg_clarify.resolution;
 
--- Several failing columns: the first state in the contract's order, every slot listed.
+-- Several failing columns: the first state in order of precedence, every slot listed.
 SELECT g->'detail'->>'state' AS state, jsonb_pretty(jsonb_path_query_array(g->'detail', '$.slots[*].state')) AS slot_states
 FROM public.gate('SELECT o.booked_amount, c.margin FROM sales.orders o, sales.costs c') g;
 -- Two meanings of one term read together: one slot per meaning read.

@@ -1,4 +1,5 @@
--- Who is gated (CONTRACT §3): the session user or the outer role is a member of a governed role.
+-- Who is gated (docs/dba-guide.md, "Let agents in"): the session user or the outer role is a member
+-- of a governed role.
 SELECT clarify.gated() AS superuser_gated;
 SET ROLE regress_agent;
 SELECT clarify.gated() AS agent_gated;

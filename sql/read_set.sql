@@ -1,6 +1,7 @@
--- The read set (CONTRACT §6): every statement shape an agent can send, decided on the columns it
--- actually reads. With no record, reading a revenue column is AMBIGUOUS; the country column alone
--- is its term's only meaning and passes ("ok"); other columns are not governed.
+-- The read set (docs/reference.md, "SQLSTATEs" and "The read set"): every statement shape an agent
+-- can send, decided on the columns it actually reads. With no record, reading a revenue column is
+-- AMBIGUOUS; the country column alone is its term's only meaning and passes ("ok"); other columns
+-- are not governed.
 SET client_min_messages = warning;
 CREATE VIEW sales.v_orders AS SELECT id, order_date, customer_country, booked_amount FROM sales.orders;
 CREATE VIEW sales.v_open_orders AS SELECT id, order_date FROM sales.orders WHERE booked_amount > 0;

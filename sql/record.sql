@@ -1,4 +1,5 @@
--- The resolution record (CONTRACT §5): validated when set; a refused SET keeps the old value.
+-- The resolution record (docs/reference.md, "The resolution record"): validated when set; a refused
+-- SET keeps the old value.
 SET pg_clarify.resolution = '{"question_id": "q_1", "question": "Show revenue", "bindings": []}';
 SHOW pg_clarify.resolution;
 SET pg_clarify.resolution = '{"question_id": "q_1", "bindings": [';

@@ -1,5 +1,6 @@
--- clarify.resolve(term, question_id): the gate for one term, without a statement (CONTRACT §7).
--- Three approved revenue meanings and no default: AMBIGUOUS with the three options.
+-- clarify.resolve(term, question_id): the gate for one term, without a statement
+-- (docs/reference.md, "Functions"). Three approved revenue meanings and no default: AMBIGUOUS with
+-- the three options.
 SELECT jsonb_pretty(clarify.resolve('revenue'));
 -- Terms are case-insensitive and trimmed.
 SELECT clarify.resolve('Revenue')->>'decision' AS mixed_case, clarify.resolve('  REVENUE ')->>'decision' AS padded;

@@ -1,4 +1,4 @@
--- Shared fixture for the regression suite (runs first, see test/schedule): the article's
+-- Shared fixture for the regression suite (runs first, see test/schedule): the
 -- revenue example, an agent, a confirmer, a non-governed analyst and a helper that runs a
 -- statement and reports the gate's answer without the nondeterministic decision id.
 SET client_min_messages = warning;

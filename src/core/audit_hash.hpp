@@ -1,6 +1,7 @@
 // The identity under which the audit stores a statement text, record or decision shape: a keyed
 // 128-bit hash (SipHash-2-4, 128-bit output). The key is secret, so nobody who submits a text can
-// choose or predict its identity, nor make two texts collide (CONTRACT §8).
+// choose or predict its identity, nor make two texts collide (docs/reference.md, "Tables and
+// views").
 #pragma once
 #include "core_guard.hpp"
 

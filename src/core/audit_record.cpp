@@ -79,7 +79,7 @@ class Reader {
 };
 
 constexpr std::uint32_t kFormat = 0x41554436;  // "AUD6"
-constexpr std::uint8_t kTextsStored = 1;
+constexpr std::uint8_t kShortEntry = 1;
 
 }  // namespace
 
@@ -110,14 +110,14 @@ void encode(const AuditRecord &a, std::string &out) {
         put_text(out, *s);
 }
 
-bool can_encode_stored(const AuditRecord &a) {
+bool can_encode_short(const AuditRecord &a) {
     return a.note.empty() && a.statement_hash && a.shape_hash &&
            (a.record.empty() ? a.record_hash.none() : !a.record_hash.none());
 }
 
-void encode_stored(const AuditRecord &a, std::string &out) {
-    if (!can_encode_stored(a)) throw AuditFormatError("a short audit entry needs its hashes");
-    put_fixed(a, out, kTextsStored);
+void encode_short(const AuditRecord &a, std::string &out) {
+    if (!can_encode_short(a)) throw AuditFormatError("a short audit entry needs its hashes");
+    put_fixed(a, out, kShortEntry);
     put_text(out, a.question_id);
 }
 
@@ -136,8 +136,7 @@ bool short_entry_hashes(std::string_view prefix, AuditHash hashes[3]) noexcept {
     if (prefix.size() < kAuditEntryPrefix) return false;
     std::uint32_t format;
     std::memcpy(&format, prefix.data(), sizeof(format));
-    if (format != kFormat || static_cast<std::uint8_t>(prefix[kFlags]) != kTextsStored)
-        return false;
+    if (format != kFormat || static_cast<std::uint8_t>(prefix[kFlags]) != kShortEntry) return false;
     auto hash_at = [&prefix](std::size_t offset) {
         AuditHash h;
         std::memcpy(&h.lo, prefix.data() + offset, 8);
@@ -206,9 +205,9 @@ AuditView decode_view(std::string_view bytes) {
     a.shape_hash = r.hash();
     a.statement_hash = r.hash();
     auto flags = r.get<std::uint8_t>();
-    if (flags & ~kTextsStored) throw AuditFormatError("audit entry with unknown flags");
-    a.texts_stored = flags == kTextsStored;
-    if (a.texts_stored) {
+    if (flags & ~kShortEntry) throw AuditFormatError("audit entry with unknown flags");
+    a.is_short = flags == kShortEntry;
+    if (a.is_short) {
         if (a.statement_hash.none() || a.shape_hash.none())
             throw AuditFormatError("short audit entry without its hashes");
         a.question_id = r.view();
@@ -236,7 +235,7 @@ AuditRecord to_record(const AuditView &v) {
     a.record_hash = v.record_hash;
     a.shape_hash = v.shape_hash;
     a.statement_hash = v.statement_hash;
-    a.texts_stored = v.texts_stored;
+    a.is_short = v.is_short;
     a.question_id = v.question_id;
     a.statement = v.statement;
     a.reason = v.reason;

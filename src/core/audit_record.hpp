@@ -1,4 +1,5 @@
-// One audited decision (CONTRACT §8), as it crosses the shared-memory queue to the audit writer.
+// One audited decision (docs/reference.md, "Tables and views"), as it crosses the shared-memory
+// queue to the audit writer.
 #pragma once
 #include "audit_hash.hpp"
 #include "core_guard.hpp"
@@ -39,10 +40,10 @@ struct AuditRecord {
     AuditHash record_hash;
     AuditHash shape_hash;
     AuditHash statement_hash;  // content_hash(key, "statement", statement); none: not given
-    // Decoded from a short entry (encode_stored): the statement, shape and record are already in
+    // Decoded from a short entry (encode_short): the statement, shape and record are already in
     // the audit under their hashes, so their texts were not sent (they are empty here); the
     // record is absent when record_hash is none.
-    bool texts_stored = false;
+    bool is_short = false;
 };
 
 // The same entry read in place: its texts point into the queue's bytes (no copies), for the
@@ -56,7 +57,7 @@ struct AuditView {
     bool allowed = true, sync = true;
     State state = State::Resolved;
     AuditHash record_hash, shape_hash, statement_hash;
-    bool texts_stored = false;  // as in AuditRecord
+    bool is_short = false;  // as in AuditRecord
     std::string_view question_id, statement, reason, columns, bindings, payload, record, note;
 };
 
@@ -84,9 +85,9 @@ void encode(const AuditRecord &record, std::string &out);
 // The short entry of a decision whose statement, shape and record the audit already holds: the
 // same fixed fields and question id, the other texts left out (a third of the bytes or less).
 // Needs the statement and shape hashes, and the record's when there is a record; never a note.
-bool can_encode_stored(const AuditRecord &record);
-void encode_stored(const AuditRecord &record, std::string &out);
-// Rewrites the decision id and time of an entry encode() or encode_stored() made, in place: a
+bool can_encode_short(const AuditRecord &record);
+void encode_short(const AuditRecord &record, std::string &out);
+// Rewrites the decision id and time of an entry encode() or encode_short() made, in place: a
 // statement run again with the same decision differs in nothing else.
 void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t decided_at);
 AuditRecord decode(std::string_view bytes);

@@ -1,6 +1,9 @@
 #include "catalog.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <stdexcept>
 #include <cctype>
 
 namespace clarify {
@@ -32,6 +35,15 @@ std::optional<ConceptStatus> parse_status(const std::string &text) {
     if (text == "approved") return ConceptStatus::Approved;
     if (text == "deprecated") return ConceptStatus::Deprecated;
     return std::nullopt;
+}
+
+std::vector<std::string> parse_aliases(const std::string &json_array) {
+    nlohmann::json parsed = nlohmann::json::parse(json_array, nullptr, false);
+    if (parsed.is_discarded()) throw std::invalid_argument("aliases are not JSON: " + json_array);
+    std::vector<std::string> out;
+    for (const auto &alias : parsed)
+        if (alias.is_string()) out.push_back(alias.get<std::string>());
+    return out;
 }
 
 std::string_view trim_space(std::string_view text) {

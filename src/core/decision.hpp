@@ -1,8 +1,10 @@
-// The gate's rules (CONTRACT §6, §7): resolving a term, and deciding a statement's read set.
+// The gate's rules (docs/reference.md, "SQLSTATEs" and "Functions"): resolving a term, and deciding
+// a statement's read set.
 #pragma once
 #include "core_guard.hpp"
 #include "catalog.hpp"
 #include "record.hpp"
+#include "states.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -12,12 +14,8 @@
 
 namespace clarify {
 
-// Failure states in the contract's order of precedence (first reported wins).
-enum class State { Resolved, Ambiguous, Unsupported, Mismatch, Unverified };
 enum class CoverageSource { UserConfirmation, ApprovedDefault, Explicit, OnlyEligible };
 
-const char *to_string(State state);
-const char *sqlstate_of(State state);  // "QC001".."QC004"; "00000" for Resolved
 const char *to_string(CoverageSource source);
 
 // Who is asking, and when: the roles (of those the catalog names) that apply to the agent.

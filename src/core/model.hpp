@@ -83,5 +83,9 @@ const char *to_string(ConceptKind kind);
 const char *to_string(ConceptStatus status);
 std::optional<ConceptKind> parse_kind(const std::string &text);
 std::optional<ConceptStatus> parse_status(const std::string &text);
+// A concept's aliases from the JSON array the catalog query returns (array_to_json(aliases));
+// elements that are not strings are skipped. Throws std::invalid_argument for text that is not
+// JSON.
+std::vector<std::string> parse_aliases(const std::string &json_array);
 
 }  // namespace clarify

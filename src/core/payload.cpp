@@ -108,7 +108,7 @@ std::string decision_json(const Catalog &catalog, const Decision &d, const std::
     if (with_decision) o["decision"] = d.allowed() ? "allowed" : "rejected";
     o["state"] = to_string(d.state);
     o["question_id"] = text_or_null(question_id);
-    o["status"] = d.allowed() ? "resolved" : "awaiting_clarification";
+    o["status"] = status_of(d.state);
     json slots = json::array();
     for (const Slot &s : d.slots) slots.push_back(slot_json(catalog, s));
     o["slots"] = std::move(slots);
@@ -144,6 +144,7 @@ std::string message_for(const Catalog &catalog, const Decision &d) {
         case State::Unverified:
             return "the resolution of " + term + " could not be verified: " + s.reason + more;
         case State::Resolved:
+        case State::AuditUnavailable:
             break;
     }
     return "statement allowed";
@@ -158,6 +159,27 @@ std::string hint_text(const Catalog &catalog, const Decision &d) {
         if (!s.options.empty()) out += " " + options_sentence(catalog, s.options) + "?";
     }
     return one_line(out);
+}
+
+std::string audit_unavailable_json(const std::string &decision_id, const std::string &question_id,
+                                   bool gate_allowed, State gate_state, const std::string &reason) {
+    json o = {{"decision_id", decision_id},
+              {"state", to_string(State::AuditUnavailable)},
+              {"question_id", text_or_null(question_id)},
+              {"status", status_of(State::AuditUnavailable)},
+              {"gate_decision", gate_allowed ? "allowed" : "rejected"},
+              {"gate_state", to_string(gate_state)},
+              {"reason", reason},
+              {"slots", json::array()}};
+    return o.dump();
+}
+
+std::string check_json(const Catalog &catalog, const Decision &decision,
+                       const std::string &question_id, bool gated, bool governed) {
+    json o = json::parse(decision_json(catalog, decision, "", question_id, true));
+    o["gated"] = gated;
+    o["governed"] = governed;
+    return o.dump();
 }
 
 std::string columns_json(const Decision &d) {

@@ -12,10 +12,20 @@ namespace clarify {
 std::string resolution_json(const Catalog &catalog, const TermResolution &resolution,
                             bool reveal_confirmer);
 
-// The one-line JSON DETAIL of a rejection (CONTRACT §6); with_decision adds "decision" (check()).
+// The one-line JSON DETAIL of a rejection (docs/reference.md, "SQLSTATEs"); with_decision adds
+// "decision" (check()).
 std::string decision_json(const Catalog &catalog, const Decision &decision,
                           const std::string &decision_id, const std::string &question_id,
                           bool with_decision);
+
+// QC005's one-line DETAIL: what the gate decided, and why the decision could not be audited.
+std::string audit_unavailable_json(const std::string &decision_id, const std::string &question_id,
+                                   bool gate_allowed, State gate_state, const std::string &reason);
+
+// clarify.check()'s result: decision_json with "decision", whether the session is gated and
+// whether the statement reads governed columns.
+std::string check_json(const Catalog &catalog, const Decision &decision,
+                       const std::string &question_id, bool gated, bool governed);
 
 // The error's MESSAGE: one sentence. The HINT: the question in business language only.
 std::string message_text(const Catalog &catalog, const Decision &decision);

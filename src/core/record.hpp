@@ -42,8 +42,9 @@ class RecordError : public std::runtime_error {
 constexpr std::size_t kMaxRecordBytes = 64 * 1024;
 constexpr int kMaxRecordDepth = 8;
 
-// Validates and parses either shape of CONTRACT §5. An empty or blank text is "no record".
-// The text must also be one PostgreSQL's jsonb accepts in a database of this encoding.
+// Validates and parses either shape of docs/reference.md, "The resolution record". An empty or
+// blank text is "no record". The text must also be one PostgreSQL's jsonb accepts in a database of
+// this encoding.
 ResolutionRecord parse_record(std::string_view json,
                               DatabaseEncoding encoding = DatabaseEncoding::Utf8);
 

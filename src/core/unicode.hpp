@@ -1,5 +1,5 @@
-// The Unicode character properties whole-word matching needs (CONTRACT §5, `explicit`), from
-// tables scripts/unicode_tables.py generates out of the Unicode Character Database.
+// The Unicode character properties whole-word matching needs (docs/reference.md, `explicit`
+// bindings), from tables scripts/unicode_tables.py generates out of the Unicode Character Database.
 #pragma once
 #include "core_guard.hpp"
 

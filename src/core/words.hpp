@@ -1,5 +1,5 @@
 // Whole-word, case-insensitive matching: how an `explicit` binding is verified against the
-// record's question (CONTRACT §5).
+// record's question (docs/reference.md, "The resolution record").
 #pragma once
 #include "core_guard.hpp"
 

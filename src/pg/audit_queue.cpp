@@ -1,7 +1,8 @@
 #include "audit_queue.hpp"
+#include "audit_queue_slot.hpp"
 #include "audit_record.hpp"
 #include "settings.hpp"
-#include "shared.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -27,62 +28,84 @@ extern "C" {
 
 namespace clarify::pg {
 
-namespace {
-constexpr int kKnownHashes = 1024;  // a power of two
-constexpr int kKnownMax = kKnownHashes * 3 / 4;
-}  // namespace
-
-struct AuditSlot {
-    Oid database;  // InvalidOid: free
-    bool writer_registered;
-    TimestampTz registered_at;
-    int writer_pid;
-    Latch *writer_latch;
-    // A writer registered at server start serves this queue (set when it first runs): asking it
-    // needs no free worker slot. It waits on reserved_latch until a backend requests it.
-    bool reserved;
-    bool writer_requested;
-    Latch *reserved_latch;
-    LWLock *lock;
-    pg_atomic_uint64 write_pos;  // bytes ever enqueued
-    pg_atomic_uint64 read_pos;   // bytes committed by the writer
-    uint64 enqueued, written, dropped, timeouts, failed_batches, malformed;
-    // Moves (after read_pos) whenever the writer commits: backends waiting for their entry or
-    // for space sleep on it. A futex on Linux: one wake-up call serves every sleeper, where a
-    // condition variable signals each waiting process.
-    pg_atomic_uint32 commit_seq;
-    pg_atomic_uint32 sleepers;
-    // The end of the last batch committed without a synchronous standby's confirmation; only
-    // grows, and is set before read_pos passes it. A sync waiter whose entry ends at or before it
-    // fails closed (a waiter of a confirmed batch only if it looks after a later unconfirmed
-    // batch: rare, and a retry).
-    pg_atomic_uint64 unconfirmed_upto;
-    char last_error[256];
-    Size ring_offset;  // from the queue's start
-    // Hashes of statements, records and decision shapes this database's audit holds, published
-    // by the writer after the commit that stored them: a decision whose hashes are all here is
-    // queued as a short entry, without those texts. Open addressing, none marks a free cell;
-    // emptied by purge_audit() (which keeps the texts short entries still queued refer to) and
-    // when a database takes the slot.
-    int known_count;
-    AuditHash known[kKnownHashes];
-};
-
-namespace {
-
-struct AuditQueue {
-    int nslots;
-    uint64 ring_size;
-    LWLock *assign_lock;
-    AuditSlot slots[FLEXIBLE_ARRAY_MEMBER];
-};
-
 AuditQueue *queue = nullptr;
-// This process has served a queue as its writer.
 bool attached_here = false;
+
+void wake_sleepers(AuditSlot *slot) {
+    pg_atomic_fetch_add_u32(&slot->commit_seq, 1);  // a full barrier
+    if (pg_atomic_read_u32(&slot->sleepers) == 0) return;
+#ifdef __linux__
+    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+#endif
+}
+
+char *ring_of(AuditSlot *slot) {
+    return reinterpret_cast<char *>(queue) + slot->ring_offset;
+}
+
+void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
+    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
+    memcpy(dst, ring_of(slot) + off, first);
+    memcpy(dst + first, ring_of(slot), n - first);
+}
+
+bool published_has(const AuditSlot *slot, const AuditHash &hash) {
+    if (hash.none()) return false;
+    for (uint32 i = uint32(hash.lo) & (kPublishedHashes - 1);;
+         i = (i + 1) & (kPublishedHashes - 1)) {
+        if (slot->published[i] == hash) return true;
+        if (slot->published[i].none()) return false;
+    }
+}
+
+void published_clear(AuditSlot *slot) {
+    for (AuditHash &h : slot->published) h = AuditHash{};
+    slot->published_count = 0;
+}
+
+bool publish(AuditSlot *slot, const AuditHash &hash) {
+    bool kept = true;
+    if (hash.none() || published_has(slot, hash)) return kept;
+    if (slot->published_count >= kPublishedMax) {
+        published_clear(slot);
+        kept = false;
+    }
+    uint32 i = uint32(hash.lo) & (kPublishedHashes - 1);
+    while (!slot->published[i].none()) i = (i + 1) & (kPublishedHashes - 1);
+    slot->published[i] = hash;
+    slot->published_count++;
+    return kept;
+}
+
+AuditSlot *find_slot(Oid database, bool claim) {
+    for (int i = 0; i < queue->nslots; ++i)
+        if (queue->slots[i].database == database) return &queue->slots[i];
+    if (!claim) return nullptr;
+    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
+    AuditSlot *found = nullptr;
+    for (int i = 0; i < queue->nslots && !found; ++i)
+        if (queue->slots[i].database == database) found = &queue->slots[i];
+    for (int i = 0; i < queue->nslots && !found; ++i) {
+        AuditSlot *slot = &queue->slots[i];
+        LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+        if (slot->database == InvalidOid) {
+            // A fresh start for this database: its counters are its own.
+            slot->database = database;
+            slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
+            slot->failed_batches = slot->malformed = 0;
+            slot->last_error[0] = '\0';
+            published_clear(slot);
+            found = slot;
+        }
+        LWLockRelease(slot->lock);
+    }
+    LWLockRelease(queue->assign_lock);
+    return found;
+}
+
+namespace {
+
 constexpr const char *kTranche = "pg_clarify audit queue";
-// A registered writer that has not attached after this long is presumed dead and replaced.
-constexpr long kWriterStartupMs = 3000;
 // Sync waiters look this often whether the writer is still there (and start another if not).
 constexpr long kWaiterCheckMs = 500;
 // Sync waiters yield the CPU this many times before they sleep on the futex.
@@ -109,15 +132,6 @@ void sleep_on_commit(AuditSlot *slot, uint32 seen, long timeout_ms) {
     CHECK_FOR_INTERRUPTS();
 }
 
-// After read_pos moved (or the writer left): wakes every sleeper with one call.
-void wake_sleepers(AuditSlot *slot) {
-    pg_atomic_fetch_add_u32(&slot->commit_seq, 1);  // a full barrier
-    if (pg_atomic_read_u32(&slot->sleepers) == 0) return;
-#ifdef __linux__
-    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
-#endif
-}
-
 Size header_size(int nslots) {
     return MAXALIGN(offsetof(AuditQueue, slots) + sizeof(AuditSlot) * nslots);
 }
@@ -128,75 +142,10 @@ uint64 ring_bytes() {
     return MAXALIGN(Max(total / uint64(audit_databases), uint64(256 * 1024)));
 }
 
-char *ring_of(AuditSlot *slot) {
-    return reinterpret_cast<char *>(queue) + slot->ring_offset;
-}
-
 void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
     uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
     memcpy(ring_of(slot) + off, src, first);
     memcpy(ring_of(slot), src + first, n - first);
-}
-
-void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
-    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
-    memcpy(dst, ring_of(slot) + off, first);
-    memcpy(dst + first, ring_of(slot), n - first);
-}
-
-// Under the slot's lock.
-bool known_has(const AuditSlot *slot, const AuditHash &hash) {
-    if (hash.none()) return false;
-    for (uint32 i = uint32(hash.lo) & (kKnownHashes - 1);; i = (i + 1) & (kKnownHashes - 1)) {
-        if (slot->known[i] == hash) return true;
-        if (slot->known[i].none()) return false;
-    }
-}
-
-void known_clear(AuditSlot *slot) {
-    for (AuditHash &h : slot->known) h = AuditHash{};
-    slot->known_count = 0;
-}
-
-// Under the slot's lock. False when the set was full and emptied first.
-bool known_add(AuditSlot *slot, const AuditHash &hash) {
-    bool kept = true;
-    if (hash.none() || known_has(slot, hash)) return kept;
-    if (slot->known_count >= kKnownMax) {
-        known_clear(slot);
-        kept = false;
-    }
-    uint32 i = uint32(hash.lo) & (kKnownHashes - 1);
-    while (!slot->known[i].none()) i = (i + 1) & (kKnownHashes - 1);
-    slot->known[i] = hash;
-    slot->known_count++;
-    return kept;
-}
-
-AuditSlot *find_slot(Oid database, bool claim) {
-    for (int i = 0; i < queue->nslots; ++i)
-        if (queue->slots[i].database == database) return &queue->slots[i];
-    if (!claim) return nullptr;
-    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
-    AuditSlot *found = nullptr;
-    for (int i = 0; i < queue->nslots && !found; ++i)
-        if (queue->slots[i].database == database) found = &queue->slots[i];
-    for (int i = 0; i < queue->nslots && !found; ++i) {
-        AuditSlot *slot = &queue->slots[i];
-        LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-        if (slot->database == InvalidOid) {
-            // A fresh start for this database: its counters are its own.
-            slot->database = database;
-            slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
-            slot->failed_batches = slot->malformed = 0;
-            slot->last_error[0] = '\0';
-            known_clear(slot);
-            found = slot;
-        }
-        LWLockRelease(slot->lock);
-    }
-    LWLockRelease(queue->assign_lock);
-    return found;
 }
 
 // 1: a writer serves the slot (or is starting); 0: none could be started; -1: the slot was
@@ -259,7 +208,9 @@ int start_writer(AuditSlot *slot) {
     return 0;
 }
 
-EnqueueResult timed_out(AuditSlot *slot, EnqueueResult result = EnqueueResult::TimedOut) {
+// A waiter gave up (timed out, found no room, or its batch was not confirmed): counted in the
+// slot's timeouts (clarify.audit_queue()), and `result` returned.
+SubmitResult count_failed_wait(AuditSlot *slot, SubmitResult result = SubmitResult::TimedOut) {
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     slot->timeouts++;
     LWLockRelease(slot->lock);
@@ -311,9 +262,9 @@ uint64 audit_pending_bytes(AuditSlot *slot) {
     return pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
 }
 
-EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms,
-                            const ShortEntry *short_entry) {
-    if (sizeof(uint32) + length > queue->ring_size) return EnqueueResult::TooLarge;
+SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
+                          const ShortEntry *short_entry) {
+    if (sizeof(uint32) + length > queue->ring_size) return SubmitResult::TooLarge;
     // Read from the clock only when a wait begins: an entry that finds room at once (the common
     // case, always in async mode) costs no clock read.
     TimestampTz deadline = 0;
@@ -325,7 +276,7 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
     uint64 end = 0;
     uint32 seen = 0;
     for (;;) {
-        if (!slot && !(slot = find_slot(MyDatabaseId, true))) return EnqueueResult::NoWriter;
+        if (!slot && !(slot = find_slot(MyDatabaseId, true))) return SubmitResult::NoWriter;
         // The writer is normally up; only when it is not does looking cost a lock and a clock read.
         if (slot->writer_pid == 0) {
             int writer = start_writer(slot);
@@ -333,7 +284,7 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
                 slot = nullptr;
                 continue;
             }
-            if (writer == 0) return EnqueueResult::NoWriter;
+            if (writer == 0) return SubmitResult::NoWriter;
         }
         seen = pg_atomic_read_u32(&slot->commit_seq);
         LWLockAcquire(slot->lock, LW_EXCLUSIVE);
@@ -344,9 +295,9 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         }
         const char *bytes = entry;
         uint32 size = length;
-        if (short_entry && known_has(slot, short_entry->hashes[0]) &&
-            known_has(slot, short_entry->hashes[1]) &&
-            (short_entry->hashes[2].none() || known_has(slot, short_entry->hashes[2]))) {
+        if (short_entry && published_has(slot, short_entry->hashes[0]) &&
+            published_has(slot, short_entry->hashes[1]) &&
+            (short_entry->hashes[2].none() || published_has(slot, short_entry->hashes[2]))) {
             bytes = short_entry->bytes;
             size = short_entry->length;
         }
@@ -371,17 +322,17 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         if (timeout_ms <= 0) {
             slot->dropped++;
             LWLockRelease(slot->lock);
-            return EnqueueResult::Dropped;
+            return SubmitResult::Dropped;
         }
         Latch *writer = slot->writer_latch;
         LWLockRelease(slot->lock);
         if (writer) SetLatch(writer);
         start_deadline();
         long wait = remaining_ms(deadline);
-        if (wait <= 0) return timed_out(slot, EnqueueResult::QueueFull);
+        if (wait <= 0) return count_failed_wait(slot, SubmitResult::QueueFull);
         sleep_on_commit(slot, seen, wait);
     }
-    if (!sync) return EnqueueResult::Queued;
+    if (!sync) return SubmitResult::Queued;
     start_deadline();
 
     // Group commit: one writer commit wakes every backend whose entry it covered.
@@ -397,261 +348,19 @@ EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int tim
         if (pg_atomic_read_u64(&slot->read_pos) >= end) {
             pg_read_barrier();
             if (end <= pg_atomic_read_u64(&slot->unconfirmed_upto))
-                return timed_out(slot, EnqueueResult::Unconfirmed);
+                return count_failed_wait(slot, SubmitResult::Unconfirmed);
             break;
         }
         TimestampTz now = GetCurrentTimestamp();
         long wait = TimestampDifferenceMilliseconds(now, deadline);
-        if (wait <= 0) return timed_out(slot);
+        if (wait <= 0) return count_failed_wait(slot);
         if (TimestampDifferenceExceeds(checked, now, kWaiterCheckMs)) {
             checked = now;
             (void)start_writer(slot);  // a writer that died is replaced
         }
         sleep_on_commit(slot, seen, wait);
     }
-    return EnqueueResult::Committed;
-}
-
-AuditSlot *audit_worker_attach(Oid database) {
-    AuditSlot *slot = find_slot(database, true);
-    if (!slot) return nullptr;
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    bool other = slot->writer_pid != 0 && slot->writer_pid != MyProcPid;
-    if (!other) {
-        slot->writer_pid = MyProcPid;
-        slot->writer_latch = MyLatch;
-        slot->writer_registered = true;
-        // Published by a writer before this one: this one publishes what it stores.
-        known_clear(slot);
-    }
-    LWLockRelease(slot->lock);
-    if (other) return nullptr;
-    attached_here = true;
-    before_shmem_exit(audit_worker_detach, PointerGetDatum(slot));
-    return slot;
-}
-
-void audit_worker_detach(int, Datum arg) {
-    AuditSlot *slot = reinterpret_cast<AuditSlot *>(DatumGetPointer(arg));
-    LWLockReleaseAll();  // leaving on an error: nothing of ours may stay held
-    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    if (slot->writer_pid == MyProcPid) {
-        slot->writer_pid = 0;
-        slot->writer_latch = nullptr;
-        slot->writer_registered = false;
-        // Nothing left to write (a dropped database, a terminated writer): back to the pool.
-        // Else the reserved writer, restarted, goes on with what is left.
-        if (pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos))
-            slot->database = InvalidOid;
-        else if (slot->reserved)
-            slot->writer_requested = true;
-    }
-    LWLockRelease(slot->lock);
-    LWLockRelease(queue->assign_lock);
-    wake_sleepers(slot);
-}
-
-const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from, uint64 *bytes) {
-    uint64 r = pg_atomic_read_u64(&slot->read_pos);
-    uint64 w = pg_atomic_read_u64(&slot->write_pos);
-    pg_read_barrier();
-    *from = r;
-    // In place: the whole entries before the ring's end. Backends write only past w, and nothing
-    // before read_pos is reused until the writer commits.
-    uint64 start = r % queue->ring_size, off = start;
-    while (r + (off - start) < w && off + sizeof(uint32) <= queue->ring_size) {
-        uint32 length;
-        memcpy(&length, ring_of(slot) + off, sizeof(uint32));
-        if (off + sizeof(uint32) + length > queue->ring_size) break;
-        off += sizeof(uint32) + length;
-    }
-    if (off > start) {
-        *bytes = off - start;
-        return ring_of(slot) + start;
-    }
-    // The first entry wraps around the end: copy entries out.
-    uint64 pos = r;
-    while (pos < w) {
-        uint32 length;
-        ring_copy_out(slot, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
-        uint64 need = sizeof(uint32) + length;
-        if (pos - r + need > cap) break;
-        ring_copy_out(slot, pos, buf + (pos - r), need);
-        pos += need;
-    }
-    *bytes = pos - r;
-    return buf;
-}
-
-bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
-                         bool confirmed, const AuditHash *stored, size_t nstored,
-                         uint64 purge_seen) {
-    bool kept = true;
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    // A purge since the batch began may have deleted what it stored: publish nothing then.
-    if (nstored && purge_generation() == purge_seen)
-        for (size_t i = 0; i < nstored; ++i) kept = known_add(slot, stored[i]) && kept;
-    if (!confirmed) {
-        pg_atomic_write_u64(&slot->unconfirmed_upto, upto);
-        pg_write_barrier();
-    }
-    pg_atomic_write_u64(&slot->read_pos, upto);
-    slot->written += entries;
-    slot->malformed += malformed;
-    slot->last_error[0] = '\0';
-    LWLockRelease(slot->lock);
-    wake_sleepers(slot);
-    return kept;
-}
-
-namespace {
-// Moves the purge generation and empties the database's published hashes, under the lock a
-// writer publishes under (nothing stored before is published after). Returns the database's
-// slot still locked, or nullptr (unlocked) when it has none.
-AuditSlot *forget_published_locked(Oid database) {
-    AuditSlot *slot = find_slot(database, false);
-    if (!slot) {
-        bump_purge_generation();
-        return nullptr;
-    }
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    bump_purge_generation();
-    if (slot->database != database) {  // released meanwhile: nothing of this database in it
-        LWLockRelease(slot->lock);
-        return nullptr;
-    }
-    known_clear(slot);
-    return slot;
-}
-}  // namespace
-
-void audit_forget_published(Oid database) {
-    if (AuditSlot *slot = forget_published_locked(database)) LWLockRelease(slot->lock);
-}
-
-size_t audit_purge_keep_capacity() {
-    // A short entry takes at least its length word and prefix; it names at most 3 hashes.
-    return size_t(queue->ring_size / (sizeof(uint32) + kAuditEntryPrefix) + 1) * 3;
-}
-
-int64 audit_purge_begin(Oid database, AuditHash *keep, size_t cap) {
-    AuditSlot *slot = forget_published_locked(database);
-    if (!slot) return 0;
-    size_t n = 0;
-    uint64 r = pg_atomic_read_u64(&slot->read_pos), w = pg_atomic_read_u64(&slot->write_pos);
-    AuditHash last[3];
-    for (uint64 pos = r; pos + sizeof(uint32) <= w;) {
-        uint32 length;
-        ring_copy_out(slot, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
-        char prefix[kAuditEntryPrefix];
-        AuditHash hashes[3];
-        if (length >= kAuditEntryPrefix) {
-            ring_copy_out(slot, pos + sizeof(uint32), prefix, kAuditEntryPrefix);
-            if (short_entry_hashes(std::string_view(prefix, kAuditEntryPrefix), hashes) &&
-                !(hashes[0] == last[0] && hashes[1] == last[1] && hashes[2] == last[2])) {
-                if (n + 3 > cap) {
-                    LWLockRelease(slot->lock);
-                    return -1;  // cannot happen with audit_purge_keep_capacity()
-                }
-                for (const AuditHash &h : hashes)
-                    if (h) keep[n++] = h;
-                for (int i = 0; i < 3; ++i) last[i] = hashes[i];
-            }
-        }
-        pos += sizeof(uint32) + length;
-    }
-    LWLockRelease(slot->lock);
-    return int64(n);
-}
-
-void audit_worker_failed(AuditSlot *slot, const char *message) {
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    slot->failed_batches++;
-    strlcpy(slot->last_error, message ? message : "unknown error", sizeof(slot->last_error));
-    LWLockRelease(slot->lock);
-}
-
-bool audit_worker_release_if_idle(AuditSlot *slot) {
-    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    bool idle = pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos);
-    if (idle) {
-        // The queue goes back to the pool; its last counters go to the server log.
-        ereport(LOG,
-                (errmsg("pg_clarify audit writer for database %u leaves: %lu decisions "
-                        "queued, %lu written, %lu dropped, %lu timed out since it started",
-                        slot->database, (unsigned long)slot->enqueued, (unsigned long)slot->written,
-                        (unsigned long)slot->dropped, (unsigned long)slot->timeouts)));
-        slot->database = InvalidOid;
-        slot->writer_pid = 0;
-        slot->writer_latch = nullptr;
-        slot->writer_registered = false;
-        slot->writer_requested = false;
-    }
-    LWLockRelease(slot->lock);
-    LWLockRelease(queue->assign_lock);
-    return idle;
-}
-
-int audit_reserved_writers() {
-    return Min(audit_writers, audit_databases);
-}
-
-Oid audit_reserved_take_request(int index) {
-    AuditSlot *slot = &queue->slots[index];
-    Oid database = InvalidOid;
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    slot->reserved = true;
-    if (slot->writer_requested && slot->database != InvalidOid && slot->writer_pid == 0) {
-        slot->writer_requested = false;
-        slot->reserved_latch = nullptr;
-        database = slot->database;
-    } else {
-        slot->reserved_latch = MyLatch;
-    }
-    LWLockRelease(slot->lock);
-    return database;
-}
-
-void audit_reserved_leave(int index, Oid database) {
-    AuditSlot *slot = &queue->slots[index];
-    LWLockReleaseAll();  // leaving on an error: nothing of ours may stay held
-    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    if (slot->reserved_latch == MyLatch) slot->reserved_latch = nullptr;
-    // It took a request but never attached (the database could not be connected): backends ask
-    // again after kWriterStartupMs; with nothing queued, the queue goes back to the pool.
-    if (database != InvalidOid && !attached_here && slot->database == database &&
-        slot->writer_pid == 0 &&
-        pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos)) {
-        slot->database = InvalidOid;
-        slot->writer_registered = false;
-        slot->writer_requested = false;
-    }
-    LWLockRelease(slot->lock);
-    LWLockRelease(queue->assign_lock);
-}
-
-int audit_slot_count() {
-    return queue ? queue->nslots : 0;
-}
-
-bool audit_slot_stats(int index, AuditSlotStats *out) {
-    AuditSlot *slot = &queue->slots[index];
-    LWLockAcquire(slot->lock, LW_SHARED);
-    out->database = slot->database;
-    out->writer_pid = slot->writer_pid;
-    out->enqueued = slot->enqueued;
-    out->written = slot->written;
-    out->dropped = slot->dropped;
-    out->timeouts = slot->timeouts;
-    out->failed_batches = slot->failed_batches;
-    out->malformed = slot->malformed;
-    out->pending_bytes = pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
-    strlcpy(out->last_error, slot->last_error, sizeof(out->last_error));
-    LWLockRelease(slot->lock);
-    return out->database != InvalidOid || out->enqueued > 0;
+    return SubmitResult::Committed;
 }
 
 }  // namespace clarify::pg

@@ -12,7 +12,7 @@ extern "C" {
 
 namespace clarify::pg {
 
-enum class EnqueueResult {
+enum class SubmitResult {
     Committed,    // sync: the writer has committed it
     Queued,       // async: in the queue
     Dropped,      // given no time to wait (timeout 0), the entry found the queue full (counted)
@@ -28,7 +28,7 @@ Size audit_queue_shmem_size();
 void audit_queue_request_locks();
 void audit_queue_attach(void *base, bool found);
 
-// A decision's short entry (encode_stored) and the hashes it refers to (statement, shape,
+// A decision's short entry (encode_short) and the hashes it refers to (statement, shape,
 // record; none: no record): queued instead of the full entry when the audit holds all of them.
 struct ShortEntry {
     const char *bytes;
@@ -36,10 +36,11 @@ struct ShortEntry {
     AuditHash hashes[3];
 };
 
-// Waits up to timeout_ms for room in the queue (sync and async alike), and in sync mode for the
-// writer's commit; serves interrupts while it waits.
-EnqueueResult audit_enqueue(const char *entry, uint32 length, bool sync, int timeout_ms,
-                            const ShortEntry *short_entry = nullptr);
+// Submits a decision's entry to the audit: queues it, waiting up to timeout_ms for room (sync and
+// async alike), and in sync mode waits for the writer's commit (Committed); serves interrupts
+// while it waits.
+SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
+                          const ShortEntry *short_entry = nullptr);
 
 // Worker side.
 struct AuditSlot;
@@ -53,13 +54,13 @@ const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *fr
 // `confirmed` false: the batch ending at `upto` was committed locally but a wait for a
 // synchronous standby may have been given up (a stop or cancel request during the commit); its
 // sync waiters fail closed.
-// `stored`: the hashes of the texts and shapes the batch stored (inserted or found), published
+// `to_publish`: the hashes of the texts and shapes the batch stored (inserted or found), published
 // for short entries unless a purge began since `purge_seen` (the purge generation read when the
 // batch began). Returns false when the published set was full and emptied first: the writer
 // then forgets what it stored, so that it stores (and publishes) those texts again.
 bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
-                         bool confirmed = true, const AuditHash *stored = nullptr,
-                         size_t nstored = 0, uint64 purge_seen = 0);
+                         bool confirmed = true, const AuditHash *to_publish = nullptr,
+                         size_t npublish = 0, uint64 purge_seen = 0);
 void audit_worker_failed(AuditSlot *slot, const char *message);
 // Empties a database's published hashes and moves the purge generation, so that nothing stored
 // before is published after: its audit's tables were recreated (seen by the writer), or its

@@ -5,7 +5,9 @@
 // rights of the DBA or the app dry-running the agent's SQL). The caller's privilege checks
 // apply before anything is reported.
 #include "pg.hpp"
+#include "check.hpp"
 #include "gate.hpp"
+#include "governed_reads.hpp"
 #include "boundary.hpp"
 #include "compat.hpp"
 #include "governance.hpp"
@@ -38,8 +40,6 @@ extern "C" {
 #include "utils/rel.h"
 #include "utils/syscache.h"
 }
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -278,6 +278,19 @@ void plan_restricted(PlannedCheck *out, const char *sql) {
     PG_END_TRY();
 }
 
+// The caller's SELECT privileges on what the plan reads, as executing it would check them
+// (raises the permission error); the gate itself does not decide this check.
+void check_plan_privileges(PlannedStmt *stmt) {
+    GateBypass bypass;
+    pg_guard([&] { check_select_privileges(stmt); });
+}
+
+// The same for COPY relation TO: SELECT on the columns in `selected` (selectedCols' offsets).
+void check_copy_privileges(Oid relation, Bitmapset *selected) {
+    GateBypass bypass;
+    pg_guard([&] { check_select_privilege(relation, selected); });
+}
+
 }  // namespace
 
 bool check_is_planning() {
@@ -311,11 +324,7 @@ std::string check_statement(const char *sql) {
     }
     const ResolutionRecord &record = current_record();
     Decision decision = decide(*catalog, agent_context(*catalog), record, read);
-    nlohmann::json out =
-        nlohmann::json::parse(decision_json(*catalog, decision, "", record.question_id, true));
-    out["gated"] = session_is_gated();
-    out["governed"] = !read.empty();
-    return out.dump();
+    return check_json(*catalog, decision, record.question_id, session_is_gated(), !read.empty());
 }
 
 }  // namespace clarify::pg

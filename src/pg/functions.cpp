@@ -1,12 +1,13 @@
-// SQL-callable functions (CONTRACT §7): thin extern "C" shells over C++ bodies.
+// SQL-callable functions (docs/reference.md, "Functions"): thin extern "C" shells over C++ bodies.
 #include "pg.hpp"
 #include "audit_queue.hpp"
 #include "boundary.hpp"
+#include "check.hpp"
 #include "gate.hpp"
 #include "governance.hpp"
 #include "payload.hpp"
 #include "settings.hpp"
-#include "shared.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "catalog/namespace.h"
@@ -133,10 +134,7 @@ extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
         Datum values[10];
         bool nulls[10] = {false};
         char *dbname = get_database_name(stats.database);
-        if (dbname)
-            values[0] = CStringGetDatum(dbname);
-        else
-            nulls[0] = true;
+        nulls[0] = dbname == nullptr;
         values[1] = Int32GetDatum(stats.writer_pid);
         nulls[1] = stats.writer_pid == 0;
         values[2] = Int64GetDatum((int64)stats.enqueued);
@@ -148,7 +146,7 @@ extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
         values[8] = Int64GetDatum((int64)stats.pending_bytes);
         values[9] = CStringGetTextDatum(stats.last_error);
         nulls[9] = stats.last_error[0] == '\0';
-        // name columns take a NameData
+        // The name column takes a NameData.
         NameData name;
         if (dbname) {
             namestrcpy(&name, dbname);

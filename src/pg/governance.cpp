@@ -17,8 +17,6 @@ extern "C" {
 #include "catalog/namespace.h"
 }
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -91,7 +89,7 @@ std::string text(const Rows &rows, uint64 r, int c) {
     return v ? std::string(v) : std::string();
 }
 
-long long number(const Rows &rows, uint64 r, int c) {
+long long integer(const Rows &rows, uint64 r, int c) {
     const char *v = rows.at(r, c);
     return v ? std::stoll(v) : 0;
 }
@@ -137,7 +135,7 @@ void as_extension_owner(Body &&body) {
     try {
         Rows owner = query(
             "SELECT extowner::oid::text FROM pg_catalog.pg_extension WHERE extname = 'pg_clarify'");
-        state.extension_owner = owner.count ? static_cast<Oid>(number(owner, 0, 0)) : InvalidOid;
+        state.extension_owner = owner.count ? static_cast<Oid>(integer(owner, 0, 0)) : InvalidOid;
         if (state.extension_owner != InvalidOid) {
             pg_guard([&] {
                 SetUserIdAndSecContext(state.extension_owner, saved.sec |
@@ -169,7 +167,7 @@ void watch_catalog_tables() {
         "SELECT c.oid::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
         "ON n.oid = c.relnamespace WHERE n.nspname = 'clarify' AND c.relkind IN ('r', 'p')");
     for (uint64 r = 0; r < tables.count; ++r)
-        state.catalog_tables.insert(static_cast<Oid>(number(tables, r, 0)));
+        state.catalog_tables.insert(static_cast<Oid>(integer(tables, r, 0)));
 }
 
 void load_roles() {
@@ -183,7 +181,7 @@ void load_roles() {
             watch_catalog_tables();
             Rows roles = query("SELECT agent_role::oid::text FROM clarify.agent_roles");
             for (uint64 r = 0; r < roles.count; ++r)
-                state.agent_roles.push_back(static_cast<Oid>(number(roles, r, 0)));
+                state.agent_roles.push_back(static_cast<Oid>(integer(roles, r, 0)));
         });
     } catch (...) {
         state.roles_stale = true;
@@ -218,11 +216,10 @@ void load_catalog(Catalog &catalog) {
         c.owner = text(concepts, r, 4);
         c.status = parse_status(text(concepts, r, 5)).value_or(ConceptStatus::Draft);
         c.available = text(concepts, r, 6) == "true";
-        c.version = static_cast<int>(number(concepts, r, 7));
-        for (const auto &alias : nlohmann::json::parse(text(concepts, r, 8)))
-            if (alias.is_string()) c.aliases.push_back(alias.get<std::string>());
-        c.valid_from = number(concepts, r, 9);
-        c.valid_until = number(concepts, r, 10);
+        c.version = static_cast<int>(integer(concepts, r, 7));
+        c.aliases = parse_aliases(text(concepts, r, 8));
+        c.valid_from = integer(concepts, r, 9);
+        c.valid_until = integer(concepts, r, 10);
         catalog.add_concept(std::move(c));
     }
     Rows terms = query("SELECT term, concept_id FROM clarify.terms");
@@ -233,12 +230,12 @@ void load_catalog(Catalog &catalog) {
         "approved_by, " CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.defaults");
     for (uint64 r = 0; r < defaults.count; ++r) {
         Default d;
-        d.id = number(defaults, r, 0);
+        d.id = integer(defaults, r, 0);
         d.term = text(defaults, r, 1);
         d.concept_id = text(defaults, r, 2);
-        d.applies_to = static_cast<RoleId>(number(defaults, r, 3));
+        d.applies_to = static_cast<RoleId>(integer(defaults, r, 3));
         d.approved_by = text(defaults, r, 4);
-        d.valid_until = number(defaults, r, 5);
+        d.valid_until = integer(defaults, r, 5);
         catalog.add_default(std::move(d));
     }
     // approvals.question came with catalog 1.1: a database not yet updated has none, and its
@@ -253,13 +250,13 @@ void load_catalog(Catalog &catalog) {
     Rows approvals = query(approvals_sql.c_str());
     for (uint64 r = 0; r < approvals.count; ++r) {
         Approval a;
-        a.id = number(approvals, r, 0);
+        a.id = integer(approvals, r, 0);
         a.question_id = text(approvals, r, 1);
         a.term = text(approvals, r, 2);
         a.concept_id = text(approvals, r, 3);
-        a.granted_to = static_cast<RoleId>(number(approvals, r, 4));
+        a.granted_to = static_cast<RoleId>(integer(approvals, r, 4));
         a.confirmed_by = text(approvals, r, 5);
-        a.expires_at = number(approvals, r, 6);
+        a.expires_at = integer(approvals, r, 6);
         a.question = text(approvals, r, 7);
         catalog.add_approval(std::move(a));
     }
@@ -283,8 +280,8 @@ void load_catalog(Catalog &catalog) {
         "JOIN pg_catalog.pg_class c ON c.oid = m.attrelid "
         "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace");
     for (uint64 r = 0; r < columns.count; ++r) {
-        Oid relation = static_cast<Oid>(number(columns, r, 1));
-        catalog.add_column(ColumnKey{relation, static_cast<AttrNumber>(number(columns, r, 2))},
+        Oid relation = static_cast<Oid>(integer(columns, r, 1));
+        catalog.add_column(ColumnKey{relation, static_cast<AttrNumber>(integer(columns, r, 2))},
                            text(columns, r, 3), text(columns, r, 0));
         state.governed_relations.insert(relation);
     }
@@ -325,7 +322,7 @@ bool extension_present() {
     });
 }
 
-bool known_not_gated(Oid session, Oid outer, Oid current) {
+bool cached_not_gated(Oid session, Oid outer, Oid current) {
     return !state.roles_stale && !state.membership_stale && !state.gated &&
            session == state.session && outer == state.outer && current == state.current;
 }

@@ -22,7 +22,7 @@ bool extension_present();
 bool session_is_gated();
 // The cached answer without any catalog access: true only when it is known that these roles are
 // not gated (the executor hook's fast path for everyone who is not an agent).
-bool known_not_gated(Oid session, Oid outer, Oid current);
+bool cached_not_gated(Oid session, Oid outer, Oid current);
 
 // The catalog as of the last committed change, or nullptr when the extension is absent. Hold
 // the pointer for as long as the catalog is used: a reload may replace it meanwhile.

@@ -6,7 +6,7 @@ extern "C" {
 }
 
 // port.h renames the printf family to PostgreSQL's own; C++ headers that call std::snprintf
-// (nlohmann/json) must see the C library's names.
+// (the core's JSON library) must see the C library's names.
 #undef snprintf
 #undef vsnprintf
 #undef sprintf

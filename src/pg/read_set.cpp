@@ -1,7 +1,10 @@
 #include "pg.hpp"
 #include "read_set.hpp"
 #include "compat.hpp"
+#include "read_set_walk.hpp"
+#include "row_order.hpp"
 
+extern "C" {
 extern "C" {
 #include "access/sysattr.h"
 #include "catalog/pg_class.h"
@@ -15,302 +18,13 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 }
+}
 
 namespace clarify::pg {
 
-namespace {
+using namespace plan_walk;
 
-// PostgreSQL 15 declares walkers as bool (*)(); route the cast through a generic pointer.
-#define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
-
-struct Walk {
-    PlannedStmt *stmt;
-    const bool *watched;
-    ColumnRead *reads;
-    int count;
-    int capacity;
-    // What each subplan (by plan_id - 1) was already walked for: a subplan or CTE referenced
-    // many times is walked again only for columns no earlier reference demanded, so the walk
-    // stays linear in the plan's size (a CTE chain referencing each link twice would otherwise
-    // be walked 2^N times).
-    bool *subplan_seen;
-    bool *subplan_all;
-    bool *subplan_ordered;
-    Bitmapset **subplan_demand;
-};
-
-// The node an expression is evaluated in, so Vars can be traced to what they stand for.
-struct Frame {
-    Walk *walk;
-    Plan *plan;
-    Index scanrelid;           // 0 when the node scans no range table entry
-    List *index_tlist;         // what INDEX_VAR refers to, when anything
-    Bitmapset **outer_demand;  // per outer child (Append has several), NULL when none
-    int n_outer;
-    Bitmapset **inner_demand;
-};
-
-// `ordered`: whether the order of the rows this plan returns can reach the client (or a table, or
-// a choice of rows: LIMIT, an order-sensitive aggregate or window function). Only then are the
-// keys of an index it scans reads: the rows come out in the keys' order.
-void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all, bool ordered);
-
-void record(Walk *w, Index rti, AttrNumber attnum) {
-    if (rti < 1 || rti > (Index)list_length(w->stmt->rtable) || !w->watched[rti - 1]) return;
-    RangeTblEntry *rte = rt_fetch(rti, w->stmt->rtable);
-    if (rte->rtekind != RTE_RELATION || attnum < 0) return;
-    for (int i = 0; i < w->count; ++i)
-        if (w->reads[i].relation == rte->relid && w->reads[i].attnum == attnum) return;
-    if (w->count == w->capacity) {
-        w->capacity *= 2;
-        w->reads = (ColumnRead *)repalloc(w->reads, sizeof(ColumnRead) * w->capacity);
-    }
-    w->reads[w->count].relation = rte->relid;
-    w->reads[w->count].attnum = attnum;
-    w->count++;
-}
-
-// Every column a range table entry selects: used where a plan cannot be traced precisely, and
-// for views (whose own entry keeps exactly the columns the statement uses).
-void record_selected(Walk *w, Index rti) {
-    RangeTblEntry *rte = rt_fetch(rti, w->stmt->rtable);
-    if (rte->rtekind != RTE_RELATION) return;
-    int col = -1;
-    while ((col = bms_next_member(selected_columns(rte), col)) >= 0)
-        record(w, rti, col + FirstLowInvalidHeapAttributeNumber);
-}
-
-// An index scan returns rows in the order of the index's keys: a LIMIT or the client sees that
-// order, so the key columns are read even when nothing else mentions them.
-void record_index_keys(Walk *w, Index rti, Oid index) {
-    if (rti < 1 || rti > (Index)list_length(w->stmt->rtable) || !w->watched[rti - 1]) return;
-    HeapTuple tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
-    if (!HeapTupleIsValid(tuple)) return;
-    Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
-    bool expressions = false;
-    for (int k = 0; k < form->indnkeyatts; ++k) {
-        if (form->indkey.values[k] == 0)
-            expressions = true;
-        else
-            record(w, rti, form->indkey.values[k]);
-    }
-    ReleaseSysCache(tuple);
-    if (expressions) record(w, rti, 0);  // keys computed from columns: count them all
-}
-
-// Walks subplan plan_id for `demand` unless earlier references covered it already.
-void walk_subplan(Walk *w, int plan_id, Bitmapset *demand, bool demand_all, bool ordered) {
-    if (plan_id < 1 || plan_id > list_length(w->stmt->subplans)) return;
-    int i = plan_id - 1;
-    bool new_order = ordered && !w->subplan_ordered[i];
-    if (w->subplan_all[i] && !new_order) return;
-    if (w->subplan_seen[i] && !demand_all && !new_order &&
-        bms_is_subset(demand, w->subplan_demand[i]))
-        return;
-    w->subplan_seen[i] = true;
-    w->subplan_ordered[i] = w->subplan_ordered[i] || ordered;
-    ordered = w->subplan_ordered[i];
-    demand_all = demand_all || w->subplan_all[i];
-    if (demand_all) {
-        w->subplan_all[i] = true;
-    } else {
-        w->subplan_demand[i] = bms_add_members(w->subplan_demand[i], demand);
-        demand = w->subplan_demand[i];
-    }
-    walk_plan(w, (Plan *)list_nth(w->stmt->subplans, i), bms_copy(demand), demand_all, ordered);
-}
-
-// A sublink's rows: only an ARRAY(SELECT ...) keeps their order (a LIMIT inside makes its own
-// input ordered); EXISTS, IN, ANY/ALL and a scalar subquery do not.
-void walk_subplan_ref(Walk *w, const SubPlan *sp) {
-    walk_subplan(w, sp->plan_id, nullptr, true, sp->subLinkType == ARRAY_SUBLINK);
-}
-
-bool expr_walker(Node *node, void *context) {
-    if (!node) return false;
-    Frame *f = (Frame *)context;
-    if (IsA(node, Var)) {
-        Var *var = (Var *)node;
-        if (var->varlevelsup != 0) return false;
-        if ((Index)var->varno == (Index)OUTER_VAR) {
-            for (int i = 0; i < f->n_outer; ++i)
-                f->outer_demand[i] = bms_add_member(f->outer_demand[i], var->varattno);
-        } else if (var->varno == INNER_VAR) {
-            if (f->inner_demand) *f->inner_demand = bms_add_member(*f->inner_demand, var->varattno);
-        } else if (var->varno == INDEX_VAR) {
-            if (f->index_tlist && var->varattno >= 1 &&
-                var->varattno <= list_length(f->index_tlist)) {
-                TargetEntry *te = (TargetEntry *)list_nth(f->index_tlist, var->varattno - 1);
-                expr_walker((Node *)te->expr, context);
-            }
-        } else if (!IS_SPECIAL_VARNO(var->varno)) {
-            // A relation's column; outputs of functions, VALUES and the like are not relations,
-            // and their inputs are walked whole by the scan.
-            record(f->walk, var->varno, var->varattno);
-        }
-        return false;
-    }
-    if (IsA(node, SubPlan)) {
-        SubPlan *sp = (SubPlan *)node;
-        walk_subplan_ref(f->walk, sp);
-        expression_tree_walker((Node *)sp->testexpr, WALKER(expr_walker), context);
-        expression_tree_walker((Node *)sp->args, WALKER(expr_walker), context);
-        return false;
-    }
-    return expression_tree_walker(node, WALKER(expr_walker), context);
-}
-
-void walk_exprs(Frame *f, void *exprs) {
-    expr_walker((Node *)exprs, f);
-}
-
-// Whether nothing upstream uses this entry and skipping it hides nothing: only a plain column
-// reference passed along. Anything computed is evaluated whether or not it is used (a
-// set-returning or volatile function, a division that can fail, a materialized CTE's columns),
-// so it is a read.
-bool skippable(const TargetEntry *te, Bitmapset *demand, bool demand_all) {
-    if (demand_all || bms_is_member(te->resno, demand) || bms_is_member(0, demand)) return false;
-    return te->expr && IsA(te->expr, Var);
-}
-
-void walk_tlist(Frame *f, List *tlist, Bitmapset *demand, bool demand_all) {
-    ListCell *lc;
-    foreach (lc, tlist) {
-        TargetEntry *te = (TargetEntry *)lfirst(lc);
-        if (!skippable(te, demand, demand_all)) walk_exprs(f, te->expr);
-    }
-}
-
-void demand_columns(Bitmapset **demand, int n, const AttrNumber *cols) {
-    for (int i = 0; i < n; ++i) *demand = bms_add_member(*demand, cols[i]);
-}
-
-// A scan of a subquery or CTE: a Var of the scanned entry is a demand on the producing plan.
-struct ScanVarContext {
-    Index scanrelid;
-    Bitmapset *demand;
-    Frame *frame;
-};
-
-bool scan_var_walker(Node *node, void *context) {
-    if (!node) return false;
-    ScanVarContext *c = (ScanVarContext *)context;
-    if (IsA(node, Var) && (Index)((Var *)node)->varno == c->scanrelid &&
-        ((Var *)node)->varlevelsup == 0) {
-        c->demand = bms_add_member(c->demand, ((Var *)node)->varattno);
-        return false;
-    }
-    if (IsA(node, Var)) return expr_walker(node, c->frame);
-    if (IsA(node, SubPlan)) return expr_walker(node, c->frame);
-    return expression_tree_walker(node, WALKER(scan_var_walker), context);
-}
-
-bool pg_catalog_function_named(Oid fn, const char *const *names, size_t n) {
-    if (get_func_namespace(fn) != PG_CATALOG_NAMESPACE) return false;
-    char *name = get_func_name(fn);
-    if (!name) return false;
-    for (size_t i = 0; i < n; ++i)
-        if (strcmp(name, names[i]) == 0) return true;
-    return false;
-}
-
-// Aggregates whose result does not depend on the order of their input (without ORDER BY inside,
-// array_agg, string_agg and the like do, and so may an aggregate we do not know).
-const char *const insensitive_aggregates[] = {
-    "count",      "sum",         "avg",       "min",       "max",        "bool_and",
-    "bool_or",    "every",       "bit_and",   "bit_or",    "bit_xor",    "stddev",
-    "stddev_pop", "stddev_samp", "variance",  "var_pop",   "var_samp",   "corr",
-    "covar_pop",  "covar_samp",  "regr_avgx", "regr_avgy", "regr_count", "regr_intercept",
-    "regr_r2",    "regr_slope",  "regr_sxx",  "regr_sxy",  "regr_syy",   "range_intersect_agg"};
-
-bool order_insensitive_aggregate(const Aggref *agg) {
-    if (agg->aggorder != NIL || agg->aggdistinct != NIL) return true;
-    return pg_catalog_function_named(agg->aggfnoid, insensitive_aggregates,
-                                     lengthof(insensitive_aggregates));
-}
-
-// Window functions whose values depend on the window's ORDER BY only, never on the order of
-// peers: ranks, and order-insensitive aggregates over a frame of whole peer groups (RANGE or
-// GROUPS). row_number(), lag(), first_value() and a ROWS frame follow the rows' order.
-bool order_insensitive_window_func(const WindowFunc *wf, int frame_options) {
-    static const char *const ranks[] = {"rank", "dense_rank", "percent_rank", "cume_dist"};
-    if (!wf->winagg) return pg_catalog_function_named(wf->winfnoid, ranks, lengthof(ranks));
-    return !(frame_options & FRAMEOPTION_ROWS) &&
-           pg_catalog_function_named(wf->winfnoid, insensitive_aggregates,
-                                     lengthof(insensitive_aggregates));
-}
-
-// Context: the frame options of the WindowAgg whose functions are looked at.
-bool order_sensitive_walker(Node *node, void *context) {
-    if (!node) return false;
-    if (IsA(node, Aggref)) return !order_insensitive_aggregate((Aggref *)node);
-    if (IsA(node, WindowFunc))
-        return !order_insensitive_window_func((WindowFunc *)node, *(int *)context);
-    return expression_tree_walker(node, WALKER(order_sensitive_walker), context);
-}
-
-// Whether the columns of a Unique's output that are used are all columns it compares: then the
-// rows it keeps equal those it drops there, and its output order is that of the compared columns
-// (DISTINCT; not DISTINCT ON, whose other columns come from the first row of each group).
-bool unique_returns_only_keys(const Unique *u, Bitmapset *demand, bool demand_all) {
-    ListCell *lc;
-    foreach (lc, u->plan.targetlist) {
-        TargetEntry *tle = (TargetEntry *)lfirst(lc);
-        if (skippable(tle, demand, demand_all)) continue;
-        if (!IsA(tle->expr, Var) || ((Var *)tle->expr)->varno != OUTER_VAR) return false;
-        bool key = false;
-        for (int i = 0; i < u->numCols && !key; ++i)
-            key = u->uniqColIdx[i] == ((Var *)tle->expr)->varattno;
-        if (!key) return false;
-    }
-    return true;
-}
-
-// Whether the order of each child's rows reaches this node's consumer, given whether the order
-// of this node's own rows does (both start as `ordered`). A sort starts a new order; a join's
-// output follows its outer side, and the inner side's within each outer row; semi- and anti-joins
-// return outer rows only; a plain or sorted aggregate keeps only what order-sensitive aggregates
-// make of it; a LIMIT chooses rows by their order; a window keeps it and order-sensitive window
-// functions show it; DISTINCT keeps only the order of what it compares. `demand`: the columns of
-// this node's output its consumer uses.
-void rows_order(Plan *plan, Bitmapset *demand, bool demand_all, bool *outer, bool *inner) {
-    switch (nodeTag(plan)) {
-        case T_Sort:
-        case T_IncrementalSort:
-        case T_Group:
-            *outer = *inner = false;
-            break;
-        case T_Agg: {
-            // Hashed too: an order-sensitive aggregate takes each group's rows in input order.
-            int no_frame = 0;
-            *outer = order_sensitive_walker((Node *)plan->targetlist, &no_frame) ||
-                     order_sensitive_walker((Node *)plan->qual, &no_frame);
-            break;
-        }
-        case T_Limit:
-            *outer = true;  // which rows are returned follows the order
-            break;
-        case T_WindowAgg: {
-            // The output keeps the input's order; row_number() and a ROWS frame follow it too.
-            int frame = ((WindowAgg *)plan)->frameOptions;
-            *outer = *outer || order_sensitive_walker((Node *)plan->targetlist, &frame);
-            break;
-        }
-        case T_Unique:
-            if (unique_returns_only_keys((Unique *)plan, demand, demand_all)) *outer = false;
-            break;
-        case T_NestLoop:
-        case T_MergeJoin:
-        case T_HashJoin: {
-            JoinType type = ((Join *)plan)->jointype;
-            // A hash join returns an outer row's matches in the order they were hashed (reversed).
-            if (type == JOIN_SEMI || type == JOIN_ANTI) *inner = false;
-            break;
-        }
-        default:
-            break;
-    }
-}
+namespace plan_walk {
 
 void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all, bool ordered) {
     if (!plan) return;
@@ -320,7 +34,6 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all, bool ord
     Bitmapset *outer = nullptr, *inner = nullptr;
     Frame f = {};
     f.walk = w;
-    f.plan = plan;
     f.outer_demand = &outer;
     f.n_outer = 1;
     f.inner_demand = &inner;
@@ -641,7 +354,7 @@ ReadSet copy_out(const Walk &w, MemoryContext walk_context, MemoryContext caller
     return out;
 }
 
-}  // namespace
+}  // namespace plan_walk
 
 ReadSet plan_read_set(PlannedStmt *stmt, const bool *watched) {
     MemoryContext caller = CurrentMemoryContext;

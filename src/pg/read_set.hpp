@@ -1,7 +1,8 @@
-// The read set of a statement: which columns of which relations it actually reads (CONTRACT §6).
-// Computed from the final plan by propagating demand from the statement's output down to the
-// scans, so a view's or subquery's unused columns are not reads, while quals, join clauses,
-// sort and group keys, RETURNING, sublinks and inlined function bodies are.
+// The read set of a statement: which columns of which relations it actually reads
+// (docs/reference.md, "The read set"). Computed from the final plan by propagating demand from the
+// statement's output down to the scans, so a view's or subquery's unused columns are not reads,
+// while quals, join clauses, sort and group keys, RETURNING, sublinks and inlined function bodies
+// are.
 #pragma once
 
 #include "pg.hpp"

@@ -1,4 +1,5 @@
-// The pg_clarify.* settings (CONTRACT §9) and the session's resolution record (§5).
+// The pg_clarify.* settings (docs/reference.md, "Settings") and the session's resolution
+// record ("The resolution record").
 #pragma once
 
 #include "pg.hpp"

@@ -1,7 +1,8 @@
-// While a gated session plans, governed columns have no statistics (CONTRACT §3): estimators
-// would otherwise call operators an agent can define on every histogram and most-common value,
-// before any decision, and row estimates would reveal the values' distribution. The planner
-// falls back to its default selectivities for those columns; other sessions keep them.
+// While a gated session plans, governed columns have no statistics (docs/dba-guide.md, "What the
+// gate does not cover"): estimators would otherwise call operators an agent can define on every
+// histogram and most-common value, before any decision, and row estimates would reveal the values'
+// distribution. The planner falls back to its default selectivities for those columns; other
+// sessions keep them.
 #include "pg.hpp"
 #include "gate.hpp"
 #include "boundary.hpp"
@@ -26,7 +27,7 @@ get_attavgwidth_hook_type prev_attavgwidth = nullptr;
 
 bool planner_is_gated() {
     if (!gate_active()) return false;
-    if (known_not_gated(GetSessionUserId(), GetOuterUserId(), GetUserId())) return false;
+    if (cached_not_gated(GetSessionUserId(), GetOuterUserId(), GetUserId())) return false;
     return cpp_entry([] { return session_is_gated(); });
 }
 

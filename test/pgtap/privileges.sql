@@ -1,6 +1,7 @@
--- Who may do what (CONTRACT §3). Agents read the vocabulary and ask the gate; they never write,
--- never see who confirmed what, who is governed or which columns are watched, and cannot record
--- confirmations. The confirmer needs nothing but EXECUTE on confirm and revoke.
+-- Who may do what (docs/dba-guide.md, "Let agents in"). Agents read the vocabulary and ask the
+-- gate; they never write, never see who confirmed what, who is governed or which columns are
+-- watched, and cannot record confirmations. The confirmer needs nothing but EXECUTE on confirm and
+-- revoke.
 BEGIN;
 SELECT plan(73);
 

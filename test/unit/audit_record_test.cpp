@@ -134,15 +134,15 @@ TEST(AuditRecord, MalformedEntriesAreRefused) {
 
 TEST(AuditRecord, AShortEntryCarriesTheHashesAndQuestionButNoTexts) {
     AuditRecord a = sample();
-    ASSERT_TRUE(can_encode_stored(a));
+    ASSERT_TRUE(can_encode_short(a));
     std::string full, bytes;
     encode(a, full);
-    encode_stored(a, bytes);
+    encode_short(a, bytes);
     EXPECT_LT(bytes.size() * 2, full.size());
     EXPECT_EQ(bytes.find(a.statement), std::string::npos);
     patch_entry(bytes, 7, 8);
     AuditView v = decode_view(bytes);
-    EXPECT_TRUE(v.texts_stored);
+    EXPECT_TRUE(v.is_short);
     EXPECT_EQ(v.decision_id, 7u);
     EXPECT_EQ(v.decided_at, 8);
     EXPECT_EQ(v.question_id, a.question_id);
@@ -152,8 +152,8 @@ TEST(AuditRecord, AShortEntryCarriesTheHashesAndQuestionButNoTexts) {
     EXPECT_EQ(v.state, State::Mismatch);
     EXPECT_TRUE(v.statement.empty() && v.reason.empty() && v.record.empty() && v.note.empty());
     AuditRecord r = to_record(v);
-    EXPECT_TRUE(r.texts_stored);
-    EXPECT_FALSE(decode_view(full).texts_stored);
+    EXPECT_TRUE(r.is_short);
+    EXPECT_FALSE(decode_view(full).is_short);
 
     // What purge_audit() reads of a queued entry: the hashes a short one refers to.
     AuditHash hashes[3] = {};
@@ -168,16 +168,16 @@ TEST(AuditRecord, AShortEntryCarriesTheHashesAndQuestionButNoTexts) {
 TEST(AuditRecord, OnlyADecisionWithEveryHashHasAShortEntry) {
     AuditRecord a = sample();
     a.statement_hash = AuditHash{};
-    EXPECT_FALSE(can_encode_stored(a));
+    EXPECT_FALSE(can_encode_short(a));
     a = sample();
     a.record_hash = AuditHash{};  // a record without its hash
-    EXPECT_FALSE(can_encode_stored(a));
+    EXPECT_FALSE(can_encode_short(a));
     a.record.clear();  // no record: no hash needed
-    EXPECT_TRUE(can_encode_stored(a));
+    EXPECT_TRUE(can_encode_short(a));
     a.note = "refused with QC005";
-    EXPECT_FALSE(can_encode_stored(a));
+    EXPECT_FALSE(can_encode_short(a));
     std::string bytes;
-    EXPECT_THROW(encode_stored(a, bytes), AuditFormatError);
+    EXPECT_THROW(encode_short(a, bytes), AuditFormatError);
 
     // Unknown flags, or a short entry without its shape hash, are malformed.
     a = sample();
@@ -189,7 +189,7 @@ TEST(AuditRecord, OnlyADecisionWithEveryHashHasAShortEntry) {
     full[kFlags] = 2;
     EXPECT_THROW(decode_view(full), AuditFormatError);
     bytes.clear();
-    encode_stored(a, bytes);
+    encode_short(a, bytes);
     ASSERT_EQ(static_cast<unsigned char>(bytes[kFlags]), 1u);
     AuditHash shape;
     std::memcpy(&shape.lo, bytes.data() + kShape, 8);

@@ -129,3 +129,21 @@ TEST(Model, AgentContextScope) {
 
 }  // namespace
 }  // namespace clarify
+
+namespace clarify {
+namespace {
+
+TEST(ParseAliases, KeepsTheStringsOfTheArray) {
+    EXPECT_EQ(parse_aliases("[\"sales\", \"turnover\"]"),
+              (std::vector<std::string>{"sales", "turnover"}));
+    EXPECT_TRUE(parse_aliases("[]").empty());
+    EXPECT_TRUE(parse_aliases("null").empty());  // array_to_json of a NULL array
+    EXPECT_EQ(parse_aliases("[\"a\", null, 1]"), (std::vector<std::string>{"a"}));
+}
+
+TEST(ParseAliases, RefusesTextThatIsNotJson) {
+    EXPECT_THROW(parse_aliases("{sales"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace clarify

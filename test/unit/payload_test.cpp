@@ -1,4 +1,5 @@
-// CONTRACT §6, §7, §8: the DETAIL payload, the message and hint, resolve()'s JSON, audit columns.
+// docs/reference.md (SQLSTATEs, Functions, Tables and views): the DETAIL payload, the message and
+// hint, resolve()'s JSON, audit columns.
 #include "payload.hpp"
 #include "revenue_fixture.hpp"
 
@@ -350,7 +351,7 @@ TEST(ResolutionJson, UnknownTermIsUnsupported) {
     EXPECT_TRUE(r.at("options").empty());
 }
 
-// The value of the first key naming the approval (the contract says "approval id").
+// The value of the first key naming the approval (docs/reference.md says "approval id").
 const json *approval_of(const json &entry) {
     for (auto it = entry.begin(); it != entry.end(); ++it)
         if (it.key().find("approval") != std::string::npos) return &it.value();
@@ -447,6 +448,50 @@ TEST(AuditJson, EmptyDecisionGivesEmptyArrays) {
     Decision empty;
     EXPECT_EQ(parse_one_line(columns_json(empty)), json::array());
     EXPECT_EQ(parse_one_line(bindings_json(empty)), json::array());
+}
+
+}  // namespace
+}  // namespace clarify
+
+namespace clarify {
+namespace {
+
+TEST(AuditUnavailableJson, NamesTheGatesDecisionAndWhy) {
+    json o = parse_one_line(audit_unavailable_json("42", "q_1042", false, State::Mismatch,
+                                                   "larger than the audit queue"));
+    EXPECT_EQ(o.at("decision_id"), "42");
+    EXPECT_EQ(o.at("state"), "AUDIT_UNAVAILABLE");
+    EXPECT_EQ(o.at("question_id"), "q_1042");
+    EXPECT_EQ(o.at("status"), "audit_unavailable");
+    EXPECT_EQ(o.at("gate_decision"), "rejected");
+    EXPECT_EQ(o.at("gate_state"), "MISMATCH");
+    EXPECT_EQ(o.at("reason"), "larger than the audit queue");
+    EXPECT_EQ(o.at("slots"), json::array());
+    EXPECT_EQ(o.size(), 8u);
+}
+
+TEST(AuditUnavailableJson, NoQuestionIsNull) {
+    json o = parse_one_line(audit_unavailable_json("1", "", true, State::Resolved, "x"));
+    EXPECT_TRUE(o.at("question_id").is_null());
+    EXPECT_EQ(o.at("gate_decision"), "allowed");
+    EXPECT_EQ(o.at("gate_state"), "RESOLVED");
+}
+
+TEST(CheckJson, AddsGatedAndGovernedToTheDecision) {
+    RevenueCatalog rows;
+    Decided d = decide_reads(rows, {kBookedAmount});
+    json o = parse_one_line(check_json(d.catalog, d.decision, "q_1042", true, true));
+    EXPECT_EQ(o.at("decision"), "rejected");
+    EXPECT_EQ(o.at("state"), "AMBIGUOUS");
+    EXPECT_TRUE(o.at("decision_id").is_null());
+    EXPECT_EQ(o.at("question_id"), "q_1042");
+    EXPECT_EQ(o.at("gated"), true);
+    EXPECT_EQ(o.at("governed"), true);
+    Decided none = decide_reads(rows, {});
+    json allowed = parse_one_line(check_json(none.catalog, none.decision, "", false, false));
+    EXPECT_EQ(allowed.at("decision"), "allowed");
+    EXPECT_EQ(allowed.at("gated"), false);
+    EXPECT_EQ(allowed.at("governed"), false);
 }
 
 }  // namespace

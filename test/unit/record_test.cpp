@@ -1,5 +1,7 @@
-// CONTRACT §5: the resolution record's two shapes, every refusal, and the flat GUC encoding.
+// docs/reference.md, "The resolution record": the resolution record's two shapes, every refusal,
+// and the flat GUC encoding.
 #include "record.hpp"
+#include "record_fixture.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +13,8 @@
 
 namespace clarify {
 namespace {
+
+using testing::kFullRecord;
 
 // The RecordError message for a refused record; records a failure when it is accepted.
 std::string refusal(const std::string &json) {
@@ -36,17 +40,8 @@ bool mentions(const std::string &message, const std::string &word) {
     return lower(message).find(lower(word)) != std::string::npos;
 }
 
-const char *kArticleRecord = R"({
-  "question_id": "q_1042",
-  "question": "Show revenue for Germany last quarter",
-  "bindings": [
-    {"term": "revenue", "concept": "metric.recognized_revenue", "source": "user_confirmation"},
-    {"term": "country", "concept": "dim.customer_country", "source": "approved_default"}
-  ]
-})";
-
-TEST(RecordParse, ArticleShapeKeepsEveryField) {
-    ResolutionRecord r = parse_record(kArticleRecord);
+TEST(RecordParse, FullShapeKeepsEveryField) {
+    ResolutionRecord r = parse_record(kFullRecord);
     EXPECT_EQ(r.question_id, "q_1042");
     EXPECT_EQ(r.question, "Show revenue for Germany last quarter");
     ASSERT_EQ(r.bindings.size(), 2u);
@@ -223,7 +218,7 @@ TEST(RecordRefusal, OnlyEligibleIsNotAClaimARecordCanMake) {
 }
 
 TEST(RecordRefusal, SourceMissing) {
-    // Only `term` may be omitted from a binding (CONTRACT §5).
+    // Only `term` may be omitted from a binding (docs/reference.md).
     EXPECT_TRUE(
         mentions(refusal(R"({"bindings": [{"concept":"metric.booked_revenue"}]})"), "source"));
 }
@@ -306,7 +301,7 @@ TEST(RecordRefusal, NestingJustPastTheLimit) {
 
 TEST(RecordRefusal, AByteOrderMarkIsRefused) {
     // Accepted once and kept as typed, it made every read of clarify.audit fail.
-    std::string message = refusal("\xef\xbb\xbf" + std::string(kArticleRecord));
+    std::string message = refusal("\xef\xbb\xbf" + std::string(kFullRecord));
     EXPECT_TRUE(mentions(message, "byte order mark")) << message;
 }
 
@@ -342,7 +337,7 @@ TEST(RecordRefusal, NonAsciiNeedsAnEncodingThatHoldsIt) {
 // --- the canonical JSON the record is kept as ---
 
 TEST(RecordCanonical, ThePartsOwnSerializationNotTheTextAsTyped) {
-    ResolutionRecord r = parse_record(kArticleRecord);
+    ResolutionRecord r = parse_record(kFullRecord);
     EXPECT_EQ(r.json,
               R"({"bindings":[{"concept":"metric.recognized_revenue","source":"user_confirmation",)"
               R"("term":"revenue"},{"concept":"dim.customer_country","source":"approved_default",)"
@@ -383,7 +378,7 @@ TEST(RecordCanonical, TheShorthandKeepsItsShape) {
 TEST(RecordCanonical, ParsingTheCanonicalTextGivesItBack) {
     // A parallel worker parses the leader's (canonical) value again.
     for (const char *text :
-         {kArticleRecord, R"({"question":"f\u00fcr \u001f","bindings":null})",
+         {kFullRecord, R"({"question":"f\u00fcr \u001f","bindings":null})",
           R"({"question_id":null,"metric":"m","resolution_source":"explicit"})"}) {
         std::string once = parse_record(text).json;
         EXPECT_EQ(parse_record(once).json, once) << text;
@@ -402,99 +397,6 @@ TEST(RecordCanonical, TheSizeLimitCountsTheTextAsSet) {
     std::string padded = body + std::string(kMaxRecordBytes - body.size(), ' ');
     EXPECT_EQ(parse_record(padded).json, body);
     EXPECT_FALSE(refusal(padded + " ").empty());
-}
-
-// --- the flat encoding kept as the GUC's extra ---
-
-void expect_same(const ResolutionRecord &a, const ResolutionRecord &b) {
-    EXPECT_EQ(a.question_id, b.question_id);
-    EXPECT_EQ(a.question, b.question);
-    EXPECT_EQ(a.json, b.json);
-    ASSERT_EQ(a.bindings.size(), b.bindings.size());
-    for (std::size_t i = 0; i < a.bindings.size(); ++i) {
-        EXPECT_EQ(a.bindings[i].term, b.bindings[i].term) << "binding " << i;
-        EXPECT_EQ(a.bindings[i].concept_id, b.bindings[i].concept_id) << "binding " << i;
-        EXPECT_EQ(a.bindings[i].source, b.bindings[i].source) << "binding " << i;
-    }
-}
-
-// Copies the block elsewhere first: the encoding must be free of pointers into itself.
-ResolutionRecord round_trip(const ResolutionRecord &record) {
-    std::vector<char> flat = flatten(record);
-    EXPECT_EQ(flat_size(flat.data()), flat.size());
-    std::vector<char> moved(flat.size() + 64, '\x7f');
-    std::memcpy(moved.data() + 8, flat.data(), flat.size());
-    std::vector<char>().swap(flat);
-    EXPECT_EQ(flat_size(moved.data() + 8), moved.size() - 64);
-    return unflatten(moved.data() + 8);
-}
-
-TEST(RecordFlat, ArticleRecordRoundTrips) {
-    ResolutionRecord r = parse_record(kArticleRecord);
-    expect_same(round_trip(r), r);
-}
-
-TEST(RecordFlat, EmptyRecordRoundTrips) {
-    ResolutionRecord empty;
-    std::vector<char> flat = flatten(empty);
-    EXPECT_EQ(flat_size(flat.data()), flat.size());
-    expect_same(unflatten(flat.data()), empty);
-}
-
-TEST(RecordFlat, EmptyStringsRoundTrip) {
-    ResolutionRecord r;
-    r.question_id = "";
-    r.question = "";
-    r.bindings.push_back({"", "metric.booked_revenue", BindingSource::Explicit});
-    r.bindings.push_back({"revenue", "", BindingSource::ApprovedDefault});
-    expect_same(round_trip(r), r);
-}
-
-TEST(RecordFlat, ManyBindingsRoundTrip) {
-    ResolutionRecord r;
-    r.question_id = "q_many";
-    r.question = "Show everything";
-    const BindingSource sources[] = {BindingSource::UserConfirmation,
-                                     BindingSource::ApprovedDefault, BindingSource::Explicit};
-    for (int i = 0; i < 1000; ++i) {
-        r.bindings.push_back(
-            {"term_" + std::to_string(i), "metric.concept_" + std::to_string(i), sources[i % 3]});
-    }
-    ResolutionRecord back = round_trip(r);
-    expect_same(back, r);
-}
-
-TEST(RecordFlat, Utf8RoundTrips) {
-    ResolutionRecord r;
-    r.question_id = "q_ü_42";
-    r.question = "Zeige den Umsatz für Deutschland – Q3 € 日本語 🚀";
-    r.bindings.push_back({"umsatz", "metric.anerkannter_umsatz_é", BindingSource::Explicit});
-    expect_same(round_trip(r), r);
-}
-
-TEST(RecordFlat, TheCanonicalTextRoundTrips) {
-    ResolutionRecord r = parse_record(kArticleRecord);
-    ASSERT_FALSE(r.json.empty());
-    EXPECT_EQ(round_trip(r).json, r.json);
-}
-
-TEST(RecordFlat, ParsedUtf8RoundTrips) {
-    ResolutionRecord r = parse_record(
-        R"({"question_id":"q_\u00fc","question":"Umsatz f\u00fcr \u00d6sterreich \ud83d\ude80","bindings":[{"term":"umsatz","concept":"metric.recognized_revenue","source":"explicit"}]})");
-    EXPECT_EQ(r.question_id, "q_ü");
-    EXPECT_EQ(r.question, "Umsatz für Österreich 🚀");
-    expect_same(round_trip(r), r);
-}
-
-TEST(RecordFlat, SizeGrowsWithContent) {
-    ResolutionRecord small;
-    ResolutionRecord big;
-    big.question = std::string(5000, 'q');
-    std::vector<char> a = flatten(small);
-    std::vector<char> b = flatten(big);
-    EXPECT_EQ(flat_size(a.data()), a.size());
-    EXPECT_EQ(flat_size(b.data()), b.size());
-    EXPECT_GE(b.size(), a.size() + 5000);
 }
 
 }  // namespace

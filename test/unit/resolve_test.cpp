@@ -1,4 +1,5 @@
-// CONTRACT §6 and §7: resolving one term (clarify.resolve) in the agent's context.
+// docs/reference.md (SQLSTATEs, Functions): resolving one term (clarify.resolve) in the agent's
+// context.
 #include "decision.hpp"
 #include "revenue_fixture.hpp"
 

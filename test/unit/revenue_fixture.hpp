@@ -1,5 +1,6 @@
-// The article's catalog: three approved meanings of "revenue", a draft "margin", one "country".
-// Tests edit the rows (status, validity, defaults, approvals) before build() finalizes them.
+// A catalog modelled on the revenue example (examples/revenue.sql): three approved meanings of
+// "revenue", a draft "margin", one "country". Tests edit the rows (status, validity, defaults,
+// approvals) before build() finalizes them.
 #pragma once
 #include "catalog.hpp"
 #include "decision.hpp"

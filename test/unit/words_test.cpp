@@ -1,4 +1,5 @@
-// The whole-word, case-insensitive match that verifies `explicit` bindings (CONTRACT §5).
+// The whole-word, case-insensitive match that verifies `explicit` bindings (docs/reference.md, "The
+// resolution record").
 #include "words.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
-"""The confirmer's side: the chat app records what the user chose (CONTRACT §3, §7).
+"""The confirmer's side: the chat app records what the user chose (docs/reference.md,
+"Functions").
 
 These calls run on the chat app's own connection, as a role granted EXECUTE on
 ``clarify.confirm`` / ``clarify.revoke``; the server refuses them from an agent role.

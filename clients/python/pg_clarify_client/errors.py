@@ -1,4 +1,4 @@
-"""The gate's rejections as typed exceptions (CONTRACT §6).
+"""The gate's rejections as typed exceptions (docs/reference.md, "SQLSTATEs").
 
 The server raises SQLSTATE QC001..QC005 with a one-line JSON DETAIL and the clarification
 question as HINT. Parsing is defensive: whatever the DETAIL holds, the client keeps the raw text

@@ -1,4 +1,5 @@
-"""The resolution record an agent attaches to its session (CONTRACT §5).
+"""The resolution record an agent attaches to its session (docs/reference.md, "The resolution
+record").
 
 The record is a claim, not a permission: the gate verifies every binding against the catalog,
 the user confirmations and the question text before it lets a statement read a governed column.
@@ -120,7 +121,7 @@ class ResolutionRecord:
         if not isinstance(data, Mapping):
             raise ValueError("a resolution record must be a JSON object")
         if "metric" in data and "bindings" not in data:
-            # The single-binding shorthand of CONTRACT §5.
+            # The single-binding shorthand (docs/reference.md, "The resolution record").
             source = data.get("resolution_source")
             if source is None and data.get("user_confirmed") is True:
                 source = "user_confirmation"

@@ -1,4 +1,4 @@
-"""An agent's database session with a resolution record attached (CONTRACT §5, §7)."""
+"""An agent's database session with a resolution record attached (docs/reference.md)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,20 @@
-// State shared by all backends: decision identifiers and the audit queue.
+// What pg_clarify keeps in shared memory: the decision id counter, the purge generation, the
+// audit's key, and the audit queue (audit_queue.hpp), set up when the library is preloaded.
 #pragma once
 
 #include "pg.hpp"
 #include "audit_hash.hpp"
 
+extern "C" {
+#include "port/atomics.h"
+}
+
 namespace clarify::pg {
 
 void install_shared_memory();
 
-// Unique across backends and restarts: seconds since 2020 at startup, shifted, plus a counter.
-uint64 next_decision_id();
+// The counter decision ids are taken from (decision_ids.cpp).
+pg_atomic_uint64 *shared_decision_ids();
 
 // Moved by clarify.purge_audit(): audit writers forget which texts they stored.
 void bump_purge_generation();

@@ -1,5 +1,6 @@
 #include "pg.hpp"
-#include "shared.hpp"
+#include "shared_memory.hpp"
+#include "decision_ids.hpp"
 #include "audit_queue.hpp"
 
 extern "C" {
@@ -9,9 +10,6 @@ extern "C" {
 #include "storage/shmem.h"
 #include "storage/lwlock.h"
 }
-
-#include <chrono>
-#include <cstdint>
 
 namespace clarify::pg {
 
@@ -28,20 +26,6 @@ struct SharedState {
 SharedState *shared = nullptr;
 shmem_request_hook_type prev_shmem_request = nullptr;
 shmem_startup_hook_type prev_shmem_startup = nullptr;
-
-// Ids start from the microseconds since 2020 times 2^12 at each start of shared memory (crash
-// restarts included): a later start begins above every id an earlier one took as long as it took
-// fewer than 4,096 per microsecond it ran (blocks of 64 per backend included), and a restart
-// within the same second no longer begins where the previous start did. Room until about 2090.
-constexpr int kIdShift = 12;
-constexpr std::int64_t kIdEpochMicros = 1577836800LL * 1000000;  // 2020-01-01
-
-uint64 first_decision_id() {
-    std::int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
-    return static_cast<uint64>(Max(micros - kIdEpochMicros, std::int64_t(1))) << kIdShift;
-}
 
 void request_shared_memory(void) {
     if (prev_shmem_request) prev_shmem_request();
@@ -86,23 +70,12 @@ uint64 purge_generation() {
     return pg_atomic_read_u64(&shared->purge_generation);
 }
 
-const AuditKey &audit_key() {
-    return shared->audit_key;
+pg_atomic_uint64 *shared_decision_ids() {
+    return &shared->next_decision_id;
 }
 
-// Each backend takes ids in blocks: one shared atomic operation per kIdBlock decisions instead of
-// one per decision (a cache line every deciding backend would otherwise pull to its CPU). Ids are
-// unique and increase within a backend; across backends decided_at orders decisions.
-uint64 next_decision_id() {
-    constexpr uint64 kIdBlock = 64;
-    static uint64 next = 0, end = 0;
-    static int owner = 0;  // a forked child (none expected) must not reuse its parent's block
-    if (next == end || owner != MyProcPid) {
-        next = pg_atomic_fetch_add_u64(&shared->next_decision_id, kIdBlock) + 1;
-        end = next + kIdBlock;
-        owner = MyProcPid;
-    }
-    return next++;
+const AuditKey &audit_key() {
+    return shared->audit_key;
 }
 
 }  // namespace clarify::pg

@@ -1,0 +1,81 @@
+// The audit queue's shared-memory layout and the helpers both of its sides use: backends
+// (audit_queue.cpp) and the writers (audit_queue_writer.cpp). Internal to those two files.
+#pragma once
+
+#include "pg.hpp"
+#include "audit_queue.hpp"
+
+extern "C" {
+#include "port/atomics.h"
+#include "storage/latch.h"
+#include "datatype/timestamp.h"
+#include "storage/lwlock.h"
+}
+
+namespace clarify::pg {
+
+constexpr int kPublishedHashes = 1024;  // a power of two
+constexpr int kPublishedMax = kPublishedHashes * 3 / 4;
+// A registered writer that has not attached after this long is presumed dead and replaced.
+constexpr long kWriterStartupMs = 3000;
+
+struct AuditSlot {
+    Oid database;  // InvalidOid: free
+    bool writer_registered;
+    TimestampTz registered_at;
+    int writer_pid;
+    Latch *writer_latch;
+    // A writer registered at server start serves this queue (set when it first runs): asking it
+    // needs no free worker slot. It waits on reserved_latch until a backend requests it.
+    bool reserved;
+    bool writer_requested;
+    Latch *reserved_latch;
+    LWLock *lock;
+    pg_atomic_uint64 write_pos;  // bytes ever enqueued
+    pg_atomic_uint64 read_pos;   // bytes committed by the writer
+    uint64 enqueued, written, dropped, timeouts, failed_batches, malformed;
+    // Moves (after read_pos) whenever the writer commits: backends waiting for their entry or
+    // for space sleep on it. A futex on Linux: one wake-up call serves every sleeper, where a
+    // condition variable signals each waiting process.
+    pg_atomic_uint32 commit_seq;
+    pg_atomic_uint32 sleepers;
+    // The end of the last batch committed without a synchronous standby's confirmation; only
+    // grows, and is set before read_pos passes it. A sync waiter whose entry ends at or before it
+    // fails closed (a waiter of a confirmed batch only if it looks after a later unconfirmed
+    // batch: rare, and a retry).
+    pg_atomic_uint64 unconfirmed_upto;
+    char last_error[256];
+    Size ring_offset;  // from the queue's start
+    // Hashes of statements, records and decision shapes this database's audit holds, published
+    // by the writer after the commit that stored them: a decision whose hashes are all here is
+    // queued as a short entry, without those texts. Open addressing, none marks a free cell;
+    // emptied by purge_audit() (which keeps the texts short entries still queued refer to) and
+    // when a database takes the slot.
+    int published_count;
+    AuditHash published[kPublishedHashes];
+};
+
+struct AuditQueue {
+    int nslots;
+    uint64 ring_size;
+    LWLock *assign_lock;
+    AuditSlot slots[FLEXIBLE_ARRAY_MEMBER];
+};
+
+extern AuditQueue *queue;
+// This process has served a queue as its writer.
+extern bool attached_here;
+
+// After read_pos moved (or the writer left): wakes every sleeper with one call.
+void wake_sleepers(AuditSlot *slot);
+char *ring_of(AuditSlot *slot);
+void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n);
+// Under the slot's lock.
+bool published_has(const AuditSlot *slot, const AuditHash &hash);
+// Under the slot's lock. False when the set was full and emptied first.
+bool publish(AuditSlot *slot, const AuditHash &hash);
+void published_clear(AuditSlot *slot);
+// The database's slot; with `claim`, takes a free one when it has none (nullptr: none free).
+AuditSlot *find_slot(Oid database, bool claim);
+
+}  // namespace clarify::pg

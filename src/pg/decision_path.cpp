@@ -1,0 +1,305 @@
+#include "pg.hpp"
+#include "decision_path.hpp"
+#include "audit_queue.hpp"
+#include "boundary.hpp"
+#include "governance.hpp"
+#include "payload.hpp"
+#include "settings.hpp"
+#include "decision_ids.hpp"
+#include "shared_memory.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+#include "utils/timestamp.h"
+}
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clarify::pg {
+
+namespace {
+
+LastDecision last;
+
+int sqlcode_of(State state) {
+    const char *s = sqlstate_of(state);
+    return MAKE_SQLSTATE(s[0], s[1], s[2], s[3], s[4]);
+}
+
+// The statement as the audit keeps it: this statement's part of the source text, at most 64 kB
+// (with a 64 kB record it always fits the smallest queue; padding cannot push a decision out).
+constexpr size_t kMaxStatementBytes = 64 * 1024;
+
+// Sets `out` to the statement's text (its own part of a multi-statement string, cut at
+// kMaxStatementBytes) and returns whether it changed: a statement run again keeps its hash.
+bool set_statement_text(std::string &out, const char *source, const PlannedStmt *stmt) {
+    if (!source) {
+        bool changed = !out.empty();
+        out.clear();
+        return changed;
+    }
+    size_t length = strlen(source), begin = 0, count = length;
+    if (stmt && stmt->stmt_location >= 0 && static_cast<size_t>(stmt->stmt_location) <= length) {
+        begin = stmt->stmt_location;
+        count = stmt->stmt_len > 0 ? Min(static_cast<size_t>(stmt->stmt_len), length - begin)
+                                   : length - begin;
+    }
+    if (count <= kMaxStatementBytes) {
+        if (std::string_view(out) == std::string_view(source + begin, count)) return false;
+        out.assign(source + begin, count);
+        return true;
+    }
+    size_t cut = kMaxStatementBytes;
+    while (cut > 0 && (static_cast<unsigned char>(source[begin + cut]) & 0xC0) == 0x80) --cut;
+    out = std::string(source + begin, cut) + " ... [statement truncated: " + std::to_string(count) +
+          " bytes]";
+    return true;
+}
+
+const char *audit_outcome(SubmitResult result) {
+    switch (result) {
+        case SubmitResult::Committed:
+            return "committed";
+        case SubmitResult::Queued:
+            return "queued";
+        case SubmitResult::Dropped:
+            return "dropped: the audit queue was full";
+        case SubmitResult::TimedOut:
+            return "not committed within pg_clarify.audit_timeout";
+        case SubmitResult::Unconfirmed:
+            return "the audit writer was stopped or cancelled before a synchronous standby "
+                   "confirmed it";
+        case SubmitResult::QueueFull:
+            return "the audit queue had no room within pg_clarify.audit_timeout";
+        case SubmitResult::NoWriter:
+            return "no audit writer could serve this database";
+        case SubmitResult::TooLarge:
+            return "larger than the audit queue";
+    }
+    return "unknown";
+}
+
+// Queues the note that a sync decision whose row is or will be in the audit (not committed in
+// time, or not confirmed) was refused with QC005; written after that row: the queue keeps order.
+void note_refusal(const AuditRecord &a, const char *why) {
+    AuditRecord note;
+    note.decision_id = a.decision_id;
+    note.decided_at = pg_guard([] { return GetCurrentTimestamp(); });
+    note.database = a.database;
+    note.sync = false;
+    note.note = std::string("refused with QC005: ") + why;
+    std::string note_entry;
+    encode(note, note_entry);
+    const char *note_bytes = note_entry.data();
+    uint32 note_length = static_cast<uint32>(note_entry.size());
+    SubmitResult noted = pg_guard([&] { return audit_submit(note_bytes, note_length, false, 0); });
+    if (noted != SubmitResult::Queued) {
+        uint64 decision_id = a.decision_id;
+        pg_guard([&] {
+            ereport(WARNING, (errmsg("pg_clarify could not note that decision %lu was refused "
+                                     "unaudited",
+                                     (unsigned long)decision_id)));
+        });
+    }
+}
+
+// The last decision and its rendered audit fields, reused while nothing it depends on moved:
+// the same governed columns read, the same record, catalog, memberships and roles, and no
+// validity window, default or approval starting or ending since. A prepared statement run over
+// and over decides once.
+struct DecisionCache {
+    std::shared_ptr<const Catalog> catalog;  // keeps the GovernedColumn pointers alive
+    uint64 catalog_generation = 0, membership_generation = 0;
+    unsigned long record_generation = 0;
+    Oid session = InvalidOid, outer = InvalidOid;
+    Timestamp valid_from = 0, valid_until = 0;  // when the decision holds (clock steps back)
+    std::vector<const GovernedColumn *> read;
+    Decision decision;
+    AuditRecord audit;   // without the per-statement facts
+    uint64 refresh = 0;  // counts the times it was filled
+};
+DecisionCache cached;
+
+// Step 1, decide: the cached decision, decided again when anything it depends on moved.
+const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog_ptr,
+                                   const GovernedReads &read) {
+    const Catalog &catalog = *catalog_ptr;
+    struct Key {
+        Oid session, outer;
+        Timestamp now;
+    };
+    Key key = pg_guard([] { return Key{GetSessionUserId(), GetOuterUserId(), statement_time()}; });
+    bool hit = cached.catalog == catalog_ptr && cached.catalog_generation == catalog_generation() &&
+               cached.membership_generation == membership_generation() &&
+               cached.record_generation == record_generation() && cached.session == key.session &&
+               cached.outer == key.outer && cached.valid_from <= key.now &&
+               key.now < cached.valid_until && cached.read == read;
+    if (hit) return cached;
+    const ResolutionRecord &record = current_record();
+    AgentContext ctx = agent_context(catalog);
+    cached.decision = decide(catalog, ctx, record, read);
+    // Captured now: a rejection's abort will undo any SET LOCAL of the record.
+    cached.audit = audit_record_of(catalog, cached.decision, record);
+    cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
+    if (!cached.audit.record.empty())
+        cached.audit.record_hash = content_hash(audit_key(), "record", cached.audit.record);
+    cached.catalog = catalog_ptr;
+    cached.catalog_generation = catalog_generation();
+    cached.membership_generation = membership_generation();
+    cached.record_generation = record_generation();
+    cached.session = key.session;
+    cached.outer = key.outer;
+    cached.valid_from = key.now;
+    cached.valid_until = catalog.next_change_after(key.now);
+    cached.read = read;
+    ++cached.refresh;
+    return cached;
+}
+
+// Step 2, the audit record: built in place in `last`. Its shared fields are copied only when the
+// cached decision changed; the per-statement facts are overwritten every time. Returns whether
+// the statement's text is the one the previous decision had.
+bool fill_audit_record(const DecisionCache &decided, const PlannedStmt *stmt, const char *source) {
+    if (!last.present || last.template_refresh != decided.refresh) {
+        last.audit = decided.audit;
+        last.template_refresh = decided.refresh;
+    }
+    last.present = true;
+    // Until the queue answers: an error out of the wait (a cancel) must not leave the previous
+    // statement's outcome on this decision.
+    last.audited = "not known: the statement was interrupted while its decision was queued";
+    last.refused_unaudited = false;
+    AuditRecord &audit = last.audit;
+    struct Facts {
+        uint64 id;
+        TimestampTz at;
+        Oid database, session_role, acting_role;
+        int pid;
+    };
+    Facts facts = pg_guard([] {
+        return Facts{next_decision_id(), GetCurrentTimestamp(), MyDatabaseId,
+                     GetSessionUserId(), GetOuterUserId(),      MyProcPid};
+    });
+    audit.decision_id = facts.id;
+    audit.decided_at = facts.at;
+    audit.database = facts.database;
+    audit.session_role = facts.session_role;
+    audit.acting_role = facts.acting_role;
+    audit.pid = facts.pid;
+    audit.query_id = stmt ? static_cast<int64>(stmt->queryId) : 0;
+    bool same_text = !set_statement_text(audit.statement, source, stmt) && audit.statement_hash;
+    if (!same_text) audit.statement_hash = content_hash(audit_key(), "statement", audit.statement);
+    audit.sync = audit_mode == static_cast<int>(AuditMode::Sync);
+    return same_text;
+}
+
+// The queue entries of the last decision: the full one, and the short one (without the texts
+// the audit may already hold; "" when it cannot be made). Reused: no allocation per statement
+// once they have grown.
+struct Entries {
+    std::string full, short_form;
+};
+
+// Step 3, encode: anew when anything but the id and time differs from the last entry, else the
+// last entry with those two rewritten (a prepared statement run over and over).
+const Entries &encode_entries(const AuditRecord &audit, bool same_text) {
+    struct EntryKey {
+        uint64 refresh;
+        int64 query_id;
+        uint32 database, session_role, acting_role;
+        int32 pid;
+        bool sync;
+        bool operator==(const EntryKey &o) const {
+            return refresh == o.refresh && query_id == o.query_id && database == o.database &&
+                   session_role == o.session_role && acting_role == o.acting_role && pid == o.pid &&
+                   sync == o.sync;
+        }
+    };
+    static Entries entries;
+    static EntryKey entry_key{};
+    EntryKey key_now{last.template_refresh, audit.query_id, audit.database, audit.session_role,
+                     audit.acting_role,     audit.pid,      audit.sync};
+    if (same_text && !entries.full.empty() && entry_key == key_now) {
+        patch_entry(entries.full, audit.decision_id, audit.decided_at);
+        if (!entries.short_form.empty())
+            patch_entry(entries.short_form, audit.decision_id, audit.decided_at);
+    } else {
+        entry_key = EntryKey{};  // no match until encode() has finished (it may throw)
+        entries.full.clear();
+        entries.short_form.clear();
+        encode(audit, entries.full);
+        if (can_encode_short(audit)) encode_short(audit, entries.short_form);
+        entry_key = key_now;
+    }
+    return entries;
+}
+
+// Step 4, submit: queues the entry (the short one when the audit holds its texts) and, in sync
+// mode, waits for its commit.
+SubmitResult submit_entry(const AuditRecord &audit, const Entries &entries) {
+    const char *bytes = entries.full.data();
+    uint32 length = static_cast<uint32>(entries.full.size());
+    bool sync = audit.sync;
+    ShortEntry short_entry{entries.short_form.data(),
+                           static_cast<uint32>(entries.short_form.size()),
+                           {audit.statement_hash, audit.shape_hash, audit.record_hash}};
+    const ShortEntry *alternative = entries.short_form.empty() ? nullptr : &short_entry;
+    return pg_guard(
+        [&] { return audit_submit(bytes, length, sync, audit_timeout_ms, alternative); });
+}
+
+// Step 5, raise: fails closed in both modes (a decision runs only once it is committed (sync) or
+// queued (async); load never skips one), then throws the rejection's clarification error.
+void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResult result) {
+    last.audited = audit_outcome(result);
+    last.refused_unaudited = false;
+    const AuditRecord &a = last.audit;
+    auto id = [&a] { return std::to_string(a.decision_id); };
+
+    if (result != (a.sync ? SubmitResult::Committed : SubmitResult::Queued)) {
+        // The statement will not run. A decision queued but not committed in time (or committed
+        // without a synchronous standby's confirmation) has or will have its row: say so in the
+        // audit too, after that row (queued without waiting; the queue keeps order). One never
+        // queued (no room, no writer, too large) has no row to annotate: the server log says it.
+        last.refused_unaudited = true;
+        if (result == SubmitResult::TimedOut || result == SubmitResult::Unconfirmed) {
+            note_refusal(a, last.audited);
+        } else {
+            uint64 decision_id = a.decision_id;
+            const char *why = last.audited;
+            pg_guard([&] {
+                ereport(WARNING, (errmsg("pg_clarify refused decision %lu unaudited: %s",
+                                         (unsigned long)decision_id, why)));
+            });
+        }
+        throw ReportedError(
+            sqlcode_of(State::AuditUnavailable),
+            std::string("the decision could not be written to the audit: ") + last.audited,
+            audit_unavailable_json(id(), a.question_id, a.allowed, a.state, last.audited),
+            "The statement did not run. Retry it; if this persists, the DBA can "
+            "look at clarify.audit_queue() and the server log.");
+    }
+    if (a.allowed) return;
+    throw ReportedError(sqlcode_of(a.state), message_text(catalog, decision),
+                        decision_json(catalog, decision, id(), a.question_id, false),
+                        hint_text(catalog, decision));
+}
+
+}  // namespace
+
+const LastDecision &last_decision() {
+    return last;
+}
+
+void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
+                      const PlannedStmt *stmt, const char *source) {
+    const DecisionCache &decided = decide_cached(catalog, read);
+    bool same_text = fill_audit_record(decided, stmt, source);
+    const Entries &entries = encode_entries(last.audit, same_text);
+    SubmitResult result = submit_entry(last.audit, entries);
+    raise_outcome(*catalog, decided.decision, result);
+}
+
+}  // namespace clarify::pg

@@ -1,0 +1,130 @@
+#include "pg.hpp"
+#include "governed_reads.hpp"
+#include "boundary.hpp"
+
+extern "C" {
+#include "nodes/parsenodes.h"
+#include "utils/memutils.h"
+}
+
+#include <unordered_set>
+
+namespace clarify::pg {
+
+// Which range table entries are governed relations; nullptr when none is (the common case).
+bool *watched_entries(const Catalog &catalog, List *range_table) {
+    int n = pg_guard([&] { return list_length(range_table); });
+    bool *watched = nullptr;
+    for (int i = 0; i < n; ++i) {
+        RangeTblEntry *rte = static_cast<RangeTblEntry *>(list_nth(range_table, i));
+        if (rte->rtekind != RTE_RELATION || !catalog.governs_relation(rte->relid)) continue;
+        if (!watched) watched = pg_guard([&] { return static_cast<bool *>(palloc0(n)); });
+        watched[i] = true;
+    }
+    return watched;
+}
+
+GovernedReads governed_reads(const Catalog &catalog, ReadSet reads) {
+    GovernedReads out;
+    for (int i = 0; i < reads.count; ++i) {
+        const ColumnRead &r = reads.reads[i];
+        if (r.attnum == 0) {
+            for (const GovernedColumn *c : catalog.columns_of(r.relation)) out.push_back(c);
+        } else if (const GovernedColumn *c = catalog.column(ColumnKey{r.relation, r.attnum})) {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt) {
+    bool *watched = watched_entries(catalog, stmt->rtable);
+    if (!watched) return {};
+    ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
+    return governed_reads(catalog, reads);
+}
+
+namespace {
+
+// The governed columns each recently started plan reads. A plan is not changed while the memory
+// context holding it lives, and the read set depends only on the plan and on which relations the
+// catalog governs: a prepared statement run over and over is traced once per catalog. A reset
+// callback on the plan's context forgets its entry before that memory can hold another plan.
+struct PlanReads {
+    const PlannedStmt *stmt = nullptr;  // nullptr: free
+    const Plan *plan_tree = nullptr;    // checked too: a plan in reused memory has new parts
+    const List *rtable = nullptr;
+    std::shared_ptr<const Catalog> catalog;  // keeps the GovernedColumn pointers alive
+    std::shared_ptr<const GovernedReads> read;
+};
+constexpr int kPlanReadsEntries = 16;
+PlanReads plan_reads_cache[kPlanReadsEntries];
+int plan_reads_next = 0;
+// Plans whose memory context has our callback: one per plan, however often its entry is evicted
+// and filled again (a plan run in turn with more than kPlanReadsEntries others would otherwise
+// add a callback to its context at every run). Never destroyed: a context reset at exit may
+// still call back.
+std::unordered_set<const PlannedStmt *> &plans_watched() {
+    static auto *plans = new std::unordered_set<const PlannedStmt *>;
+    return *plans;
+}
+
+// Runs inside a memory context reset or delete, possibly during an abort: allocates nothing.
+extern "C" void forget_plan_reads(void *arg) noexcept {
+    const auto *stmt = static_cast<const PlannedStmt *>(arg);
+    for (PlanReads &e : plan_reads_cache)
+        if (e.stmt == stmt) e.stmt = nullptr;
+    plans_watched().erase(stmt);
+}
+
+// The governed columns `stmt` reads, or nullptr when it touches no governed relation (such plans
+// are not kept: the check is as cheap as a look-up, and they would push out the others). Assumes
+// what PostgreSQL does: a PlannedStmt is a palloc'd chunk, and nothing changes it in place (plans
+// are replaced, never edited, when invalidated).
+}  // namespace
+
+std::shared_ptr<const GovernedReads> cached_plan_reads(
+    const std::shared_ptr<const Catalog> &catalog, PlannedStmt *stmt) {
+    for (PlanReads &e : plan_reads_cache) {
+        if (!e.catalog) continue;
+        if (e.stmt && e.catalog == catalog) {
+            if (e.stmt == stmt && e.plan_tree == stmt->planTree && e.rtable == stmt->rtable)
+                return e.read;
+        } else {
+            // A plan that is gone, or a catalog that was replaced (it never comes back).
+            e.stmt = nullptr;
+            e.catalog.reset();
+            e.read.reset();
+        }
+    }
+    bool *watched = watched_entries(*catalog, stmt->rtable);
+    if (!watched) return nullptr;
+    auto read = std::make_shared<GovernedReads>();
+    ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
+    *read = governed_reads(*catalog, reads);
+    if (plans_watched().insert(stmt).second) {
+        try {
+            pg_guard([&] {
+                MemoryContext context = GetMemoryChunkContext(stmt);
+                auto *callback = static_cast<MemoryContextCallback *>(
+                    MemoryContextAlloc(context, sizeof(MemoryContextCallback)));
+                callback->func = forget_plan_reads;
+                callback->arg = stmt;
+                MemoryContextRegisterResetCallback(context, callback);
+            });
+        } catch (...) {
+            plans_watched().erase(stmt);
+            throw;
+        }
+    }
+    PlanReads &e = plan_reads_cache[plan_reads_next];
+    plan_reads_next = (plan_reads_next + 1) % kPlanReadsEntries;
+    e.stmt = stmt;
+    e.plan_tree = stmt->planTree;
+    e.rtable = stmt->rtable;
+    e.catalog = catalog;
+    e.read = read;
+    return read;
+}
+
+}  // namespace clarify::pg

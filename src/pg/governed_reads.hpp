@@ -1,0 +1,25 @@
+// Which governed columns a statement reads: from its range table or its plan's read set, and the
+// per-plan cache that lets a prepared statement run over and over be traced once per catalog.
+#pragma once
+
+#include "pg.hpp"
+#include "catalog.hpp"
+#include "read_set.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace clarify::pg {
+
+using GovernedReads = std::vector<const GovernedColumn *>;
+
+// Which range table entries are governed relations; nullptr when none is (the common case).
+bool *watched_entries(const Catalog &catalog, List *range_table);
+// The governed columns among reads, and among what a plan reads (traced from its output).
+GovernedReads governed_reads(const Catalog &catalog, ReadSet reads);
+GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt);
+// plan_governed_reads through the plan cache; nullptr when the plan touches no governed relation.
+std::shared_ptr<const GovernedReads> cached_plan_reads(
+    const std::shared_ptr<const Catalog> &catalog, PlannedStmt *stmt);
+
+}  // namespace clarify::pg
