@@ -31,7 +31,7 @@ bool same(const AuditRecord &a, const AuditRecord &b) {
            a.columns == b.columns && a.bindings == b.bindings && a.payload == b.payload &&
            a.record == b.record && a.note == b.note && a.record_hash == b.record_hash &&
            a.shape_hash == b.shape_hash && a.statement_hash == b.statement_hash &&
-           a.texts_stored == b.texts_stored;
+           a.is_short == b.is_short;
 }
 
 }  // namespace
@@ -55,18 +55,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     FUZZ_CHECK(same(decode(bytes), record));
 
     // The writer's lock-free peek at a short entry agrees with the full decoder.
-    FUZZ_CHECK(short_entry == view->texts_stored);
+    FUZZ_CHECK(short_entry == view->is_short);
     if (short_entry)
         FUZZ_CHECK(hashes[0] == view->statement_hash && hashes[1] == view->shape_hash &&
                    hashes[2] == view->record_hash);
 
     // Encoding what was decoded gives an entry that decodes to the same thing.
     std::string again;
-    if (record.texts_stored) {
+    if (record.is_short) {
         // A short entry whose record hash disagrees with its (absent) record text is still one
-        // the decoder takes; encode_stored() is stricter about what it writes.
-        if (!can_encode_stored(record)) return 0;
-        encode_stored(record, again);
+        // the decoder takes; encode_short() is stricter about what it writes.
+        if (!can_encode_short(record)) return 0;
+        encode_short(record, again);
     } else {
         encode(record, again);
     }

@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
     stored.shape_hash = {3, 4};
     stored.statement_hash = {5, 6};
     bytes.clear();
-    encode_stored(stored, bytes);
+    encode_short(stored, bytes);
     write(dir, "short", bytes);
     return 0;
 }
