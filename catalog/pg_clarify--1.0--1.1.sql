@@ -524,3 +524,15 @@ COMMENT ON FUNCTION clarify.govern_role(regrole) IS
     'Makes a role an agent: its sessions, and those of its members, pass the clarification gate. Warns when the role can create code. Repeating it is harmless.';
 
 REVOKE ALL ON FUNCTION clarify.code_privileges(regrole) FROM PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- normalize_term trims white space only
+--------------------------------------------------------------------------------------------------
+
+-- 1.0 trimmed E'...\v', which is the letter v: "Rev" became "re", as the gate never compares.
+-- Terms stored under 1.0 keep their spelling (what was trimmed cannot be told); the DBA guide
+-- says how to find terms that lost a v.
+CREATE OR REPLACE FUNCTION clarify.normalize_term(term text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN pg_catalog.translate(pg_catalog.btrim(term, E' \t\n\r\f\x0B'),
+                                'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');

@@ -11,10 +11,12 @@
 --------------------------------------------------------------------------------------------------
 
 -- Terms are compared case-insensitively everywhere (catalog, confirmations, the gate). One
--- definition keeps the tables, the constraints and clarify.confirm from drifting apart.
+-- definition keeps the tables, the constraints and clarify.confirm from drifting apart. White
+-- space is the gate's: space, tab, line feed, carriage return, form feed, vertical tab (\x0B;
+-- an escape string has no \v).
 CREATE FUNCTION clarify.normalize_term(term text) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN pg_catalog.translate(pg_catalog.btrim(term, E' \t\n\r\f\v'),
+    RETURN pg_catalog.translate(pg_catalog.btrim(term, E' \t\n\r\f\x0B'),
                                 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
 
 COMMENT ON FUNCTION clarify.normalize_term(text) IS

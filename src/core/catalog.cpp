@@ -58,7 +58,10 @@ std::string_view trim_space(std::string_view text) {
 
 std::string normalize_term(const std::string &term) {
     std::string out(trim_space(term));
-    for (char &c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    // ASCII letters only, as the catalog's normalize_term(): std::tolower would follow the
+    // backend's LC_CTYPE and fold other bytes in some single-byte locales.
+    for (char &c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     return out;
 }
 

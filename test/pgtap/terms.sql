@@ -1,6 +1,6 @@
 -- Terms are case-insensitive: every table that names a term stores one spelling of it.
 BEGIN;
-SELECT plan(20);
+SELECT plan(22);
 
 CREATE ROLE regress_agent;
 
@@ -81,6 +81,9 @@ SELECT throws_ok(
     'backstop: a term not in its normalized spelling cannot be stored');
 ALTER TABLE clarify.terms ENABLE TRIGGER terms_normalize;
 
+SELECT is(clarify.normalize_term('Rev'), 'rev', 'a term that ends with v keeps it');
+SELECT is(clarify.normalize_term(E'\x0BVat\t'), 'vat',
+          'a vertical tab is white space, the letter v is not');
 SELECT is(clarify.normalize_term(E'\n Umsatz  '), 'umsatz',
           'normalize_term is available to anyone who needs the catalog''s spelling');
 
