@@ -96,8 +96,7 @@ void clarify_executor_start(QueryDesc *query_desc, int eflags) {
 
 bool clarify_check_perms(CLARIFY_CHECK_PERMS_ARGS) {
     if (prev_check_perms && !CLARIFY_CHECK_PERMS_CALL(prev_check_perms)) return false;
-    if (!gate_enabled || loading_governance() || in_audit_writer || checking_privileges)
-        return true;
+    if (!gate_active() || checking_privileges) return true;
     // A parallel worker's share of the leader's plan was decided by the leader.
     if (starting_leader_part && starting_stmt && starting_stmt->rtable == range_table) return true;
     // Changes committed since this transaction last took a lock (a revoked approval, a new
