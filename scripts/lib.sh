@@ -57,8 +57,11 @@ ensure_packages() {
 }
 
 # Pin the PostgreSQL 15 tools: /usr/bin/pg_config on Debian follows the newest installed -dev.
+# A PG_CONFIG already in the environment wins (e.g. a private, relocated copy of the server).
 resolve_pg_config() {
-    if [[ -x /usr/lib/postgresql/$PG_MAJOR/bin/pg_config ]]; then
+    if [[ -n ${PG_CONFIG:-} ]]; then
+        [[ -x $PG_CONFIG ]] || die "PG_CONFIG=$PG_CONFIG is not an executable pg_config"
+    elif [[ -x /usr/lib/postgresql/$PG_MAJOR/bin/pg_config ]]; then
         PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
     else
         PG_CONFIG=$(command -v pg_config) || die "pg_config not found (postgresql-server-dev-$PG_MAJOR)"
