@@ -111,7 +111,10 @@ async function settle(
         return rejectionResult(
             r,
             `The meaning of ${term ? `"${term}"` : "this column"} is already settled for this question ` +
-                `(${settled.concept}, ${settled.source}); the statement reads another one: rewrite it to read the settled meaning.`,
+                `(${settled.concept}, ${settled.source}); the statement reads another one: ` +
+                (slot.kind === "time_range"
+                    ? "rewrite it to restrict the time column to exactly that window."
+                    : "rewrite it to read the settled meaning."),
         );
     }
     if (!refused.has(key)) {
@@ -140,15 +143,22 @@ async function settle(
         );
     }
     if (answer.kind === "other") return otherResult(r, slot, answer.text, question.id);
-    await ctx.db.confirm({
-        questionId: question.id,
-        question: question.text,
-        term,
-        concept: answer.concept,
-        grantedTo: await ctx.db.grantee(),
-        confirmedBy: confirmedBy(client),
-        expiresIn: ctx.settings.confirmationTtl,
-    });
+    try {
+        await ctx.db.confirm({
+            questionId: question.id,
+            question: question.text,
+            term,
+            concept: answer.concept,
+            grantedTo: await ctx.db.grantee(),
+            confirmedBy: confirmedBy(client),
+            expiresIn: ctx.settings.confirmationTtl,
+        });
+    } catch (error) {
+        return errorResult(
+            `The user's choice (${answer.label}) could not be recorded: ${describeError(error)}. ` +
+                "Nothing was confirmed and the query did not run.",
+        );
+    }
     question.confirmed.set(key, { term, concept: answer.concept, source: "user_confirmation" });
     return null;
 }

@@ -220,3 +220,24 @@ describe("the bin on stdio", () => {
         }
     });
 });
+
+describe("recording the choice", () => {
+    before(loadFixture);
+    after(dropFixture);
+
+    test("a confirmer that may not confirm: an error, nothing bound, the server keeps serving", async () => {
+        const s = await session({
+            elicit: choose("Recognized revenue"),
+            confirmer: { user: AGENT },
+        });
+        try {
+            const question = `mcp revenue, confirmed by an agent ${process.pid}`;
+            const result = await s.call("query", { sql: LEDGER, question });
+            assert.equal(result.isError, true);
+            assert.match(textOf(result), /could not be recorded/);
+            assert.match(textOf(result), /Nothing was confirmed/);
+        } finally {
+            await s.close();
+        }
+    });
+});

@@ -1,18 +1,10 @@
 // GRAIN (QC006): a governed measure summed over a join that repeats its rows is a tool error
 // with the gate's message, hint and slots. Runs once the gate raises QC006: move this file to
-// test/ (scripts/test runs test/*.test.ts).
+// test/grain.test.ts (scripts/test runs test/*.test.ts).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import {
-    approvals,
-    choose,
-    dropFixture,
-    jsonOf,
-    loadFixture,
-    session,
-    textOf,
-} from "../helpers.js";
+import { approvals, choose, dropFixture, jsonOf, loadFixture, session, textOf } from "./helpers.js";
 
 describe("grain", () => {
     before(loadFixture);
