@@ -1,0 +1,162 @@
+// Tool results as the model reads them: one short text line to say what happened, then JSON.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+import type { Rejection, Slot } from "./rejection.js";
+
+/** How each binding source reads in a sentence ("Recognized revenue, confirmed by the user"). */
+const SOURCE_PHRASES: Record<string, string> = {
+    user_confirmation: "confirmed by the user",
+    approved_default: "the approved default",
+    explicit: "named in the question",
+    only_eligible: "the only approved meaning",
+    assumed: "assumed (low impact)",
+};
+
+export interface Meaning {
+    concept: string;
+    label: string;
+    source: string;
+    columns: string[];
+    /** E.g. "Recognized revenue, confirmed by the user". */
+    meaning: string;
+}
+
+interface DecisionBinding {
+    column?: string;
+    concept?: string;
+    source?: string;
+}
+
+/** The meanings a decision used, one per concept and source, in the decision's order. */
+export function meaningsOf(
+    decision: Record<string, unknown> | null,
+    labels: Map<string, string>,
+): Meaning[] {
+    const bindings = Array.isArray(decision?.bindings)
+        ? (decision.bindings as DecisionBinding[])
+        : [];
+    const byKey = new Map<string, Meaning>();
+    for (const b of bindings) {
+        if (typeof b.concept !== "string") continue;
+        const source = b.source ?? "unknown";
+        const key = `${b.concept}\u0000${source}`;
+        let m = byKey.get(key);
+        if (m === undefined) {
+            const label = labels.get(b.concept) ?? b.concept;
+            m = {
+                concept: b.concept,
+                label,
+                source,
+                columns: [],
+                meaning: `${label}, ${SOURCE_PHRASES[source] ?? source}`,
+            };
+            byKey.set(key, m);
+        }
+        if (typeof b.column === "string") m.columns.push(b.column);
+    }
+    return [...byKey.values()];
+}
+
+function json(value: unknown): string {
+    return JSON.stringify(value, null, 2);
+}
+
+function text(lines: string[], isError: boolean): CallToolResult {
+    return { content: [{ type: "text", text: lines.join("\n") }], isError };
+}
+
+export function errorResult(message: string): CallToolResult {
+    return text([message], true);
+}
+
+export function rowsResult(
+    questionId: string,
+    columns: string[],
+    rows: unknown[][],
+    rowCount: number,
+    meanings: Meaning[],
+): CallToolResult {
+    const used = meanings.map((m) => m.meaning).join("; ");
+    const head =
+        `${rowCount} row${rowCount === 1 ? "" : "s"}` +
+        (rows.length < rowCount ? ` (the first ${rows.length} are shown)` : "") +
+        (used ? `. Meanings used: ${used}.` : ". No governed meaning was read.");
+    return text(
+        [head, json({ question_id: questionId, columns, rows, row_count: rowCount, meanings })],
+        false,
+    );
+}
+
+function rejectionJson(r: Rejection): Record<string, unknown> {
+    return {
+        sqlstate: r.sqlstate,
+        state: r.state,
+        message: r.message,
+        hint: r.hint,
+        question_id: r.questionId,
+        decision_id: r.decisionId,
+        slots: r.slots,
+    };
+}
+
+/** A rejection reported to the model: the gate's message, its hint and every slot. */
+export function rejectionResult(r: Rejection, note?: string): CallToolResult {
+    const lines = [
+        `The database refused the query (${r.state}, SQLSTATE ${r.sqlstate}): ${r.message}`,
+    ];
+    if (r.hint) lines.push(`Hint: ${r.hint}`);
+    if (note) lines.push(note);
+    lines.push(json(rejectionJson(r)));
+    return text(lines, true);
+}
+
+function optionLines(slot: Slot): string[] {
+    return slot.options.map(
+        (o) => `- ${o.label}${o.description ? `: ${o.description}` : ""} (${o.value})`,
+    );
+}
+
+/** For a client without elicitation: the question for the person, and who may answer it. */
+export function clarificationResult(r: Rejection, slot: Slot, questionId: string): CallToolResult {
+    return text(
+        [
+            `The query needs the user to choose a meaning before it can run (${r.state}, question id ${questionId}).`,
+            `Ask the user: ${slot.question ?? r.hint ?? "Which meaning do you mean?"}`,
+            ...optionLines(slot),
+            "The user's choice must be recorded by the application, as the confirmer role with " +
+                "clarify.confirm(), never by the model: this client cannot show MCP elicitation forms, " +
+                "so the server cannot ask the user itself, and no tool of this server records a choice. " +
+                "Once the application has recorded it, call query again with the same question.",
+            json({
+                status: "awaiting_clarification",
+                ...rejectionJson(r),
+                question_id: questionId,
+            }),
+        ],
+        true,
+    );
+}
+
+/** The person chose "Other": their words go back to the model; nothing was confirmed. */
+export function otherResult(
+    r: Rejection,
+    slot: Slot,
+    words: string,
+    questionId: string,
+): CallToolResult {
+    const term = slot.term ? `"${slot.term}"` : "this meaning";
+    return text(
+        [
+            `The user chose none of the offered meanings for ${term} and said: "${words}".`,
+            "Nothing was confirmed and the query did not run. None of the approved meanings matches " +
+                "what the user wants: tell them so, or ask the question again in their words.",
+            json({
+                status: "not_confirmed",
+                answer: words,
+                ...rejectionJson(r),
+                question_id: questionId,
+            }),
+        ],
+        true,
+    );
+}
