@@ -10,10 +10,16 @@ BEGIN;
 -- concepts), so no mapping is left pointing at a dropped table.
 DELETE FROM clarify.defaults
 WHERE concept_id IN ('metric.booked_revenue', 'metric.invoiced_revenue',
-                     'metric.recognized_revenue', 'metric.gross_margin', 'dim.customer_country');
+                     'metric.recognized_revenue', 'metric.gross_margin', 'dim.customer_country',
+                     'window.calendar_q3_2026', 'window.fiscal_q3_2026', 'dim.order_channel',
+                     'dim.billing_channel');
+DELETE FROM clarify.approvals
+WHERE concept_id IN ('window.calendar_q3_2026', 'window.fiscal_q3_2026', 'dim.order_channel',
+                     'dim.billing_channel');
 DELETE FROM clarify.concepts
 WHERE id IN ('metric.booked_revenue', 'metric.invoiced_revenue', 'metric.recognized_revenue',
-             'metric.gross_margin', 'dim.customer_country');
+             'metric.gross_margin', 'dim.customer_country', 'window.calendar_q3_2026',
+             'window.fiscal_q3_2026', 'dim.order_channel', 'dim.billing_channel');
 
 --------------------------------------------------------------------------------------------------
 -- The data: orders are booked, then invoiced, then recognized by Finance
@@ -34,7 +40,8 @@ CREATE TABLE sales.invoices (
     order_id         integer NOT NULL REFERENCES sales.orders (id),
     invoice_date     date NOT NULL,
     customer_country text NOT NULL,
-    invoiced_amount  numeric(12, 2) NOT NULL
+    invoiced_amount  numeric(12, 2) NOT NULL,
+    sales_channel    text NOT NULL
 );
 
 CREATE TABLE sales.revenue_ledger (
@@ -58,9 +65,10 @@ FROM (VALUES (1, 'Germany', 12000), (2, 'France', 9500), (3, 'Spain', 7000),
 
 -- Invoices follow orders by 30 days, 5% below the booking (discounts, cancelled lines); orders
 -- from November on are not invoiced yet, so invoiced revenue lags booked revenue.
-INSERT INTO sales.invoices (id, order_id, invoice_date, customer_country, invoiced_amount)
+INSERT INTO sales.invoices (id, order_id, invoice_date, customer_country, invoiced_amount,
+                            sales_channel)
 SELECT row_number() OVER (ORDER BY o.id), o.id, o.order_date + 30, o.customer_country,
-       round(o.booked_amount * 0.95, 2)
+       round(o.booked_amount * 0.95, 2), CASE WHEN o.id % 3 = 0 THEN 'partner' ELSE 'web' END
 FROM sales.orders o
 WHERE o.order_date < date '2026-11-01';
 
@@ -106,6 +114,30 @@ VALUES ('revenue', 'metric.booked_revenue'),
        ('recognized revenue', 'metric.recognized_revenue'),
        ('margin', 'metric.gross_margin'),
        ('country', 'dim.customer_country');
+
+-- Periods: invoiced revenue means nothing without one. "Last quarter" is the calendar quarter
+-- for some and the fiscal one (the year starts in February) for others; fixed dates keep the
+-- demo the same whenever it runs.
+INSERT INTO clarify.concepts (id, kind, label, description, owner, status, window_start, window_end)
+VALUES ('window.calendar_q3_2026', 'time_window', 'Calendar Q3 2026', 'July to September 2026',
+        'Finance', 'approved', $$date '2026-07-01'$$, $$date '2026-10-01'$$),
+       ('window.fiscal_q3_2026', 'time_window', 'Fiscal Q3 2026', 'August to October 2026',
+        'Finance', 'approved', $$date '2026-08-01'$$, $$date '2026-11-01'$$),
+       ('dim.order_channel', 'dimension', 'Order channel', 'Where the customer placed the order',
+        'Sales', 'approved', NULL, NULL),
+       ('dim.billing_channel', 'dimension', 'Billing channel', 'Who sent the invoice',
+        'Billing', 'approved', NULL, NULL);
+UPDATE clarify.concept_columns SET time_column = 'invoice_date', requires_time_range = true
+WHERE concept_id = 'metric.invoiced_revenue';
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name)
+VALUES ('dim.order_channel', 'sales.invoices', 'sales_channel'),
+       ('dim.billing_channel', 'sales.invoices', 'sales_channel');
+-- Which channel is meant changes little for a revenue split: low impact.
+INSERT INTO clarify.terms (term, concept_id, impact)
+VALUES ('last quarter', 'window.calendar_q3_2026', 'high'),
+       ('last quarter', 'window.fiscal_q3_2026', 'high'),
+       ('channel', 'dim.order_channel', 'low'),
+       ('channel', 'dim.billing_channel', 'low');
 
 --------------------------------------------------------------------------------------------------
 -- The actors: the agent asks, the chat app confirms on the user's behalf
