@@ -115,29 +115,6 @@ VALUES ('revenue', 'metric.booked_revenue'),
        ('margin', 'metric.gross_margin'),
        ('country', 'dim.customer_country');
 
--- Periods: invoiced revenue means nothing without one. "Last quarter" is the calendar quarter
--- for some and the fiscal one (the year starts in February) for others; fixed dates keep the
--- demo the same whenever it runs.
-INSERT INTO clarify.concepts (id, kind, label, description, owner, status, window_start, window_end)
-VALUES ('window.calendar_q3_2026', 'time_window', 'Calendar Q3 2026', 'July to September 2026',
-        'Finance', 'approved', $$date '2026-07-01'$$, $$date '2026-10-01'$$),
-       ('window.fiscal_q3_2026', 'time_window', 'Fiscal Q3 2026', 'August to October 2026',
-        'Finance', 'approved', $$date '2026-08-01'$$, $$date '2026-11-01'$$),
-       ('dim.order_channel', 'dimension', 'Order channel', 'Where the customer placed the order',
-        'Sales', 'approved', NULL, NULL),
-       ('dim.billing_channel', 'dimension', 'Billing channel', 'Who sent the invoice',
-        'Billing', 'approved', NULL, NULL);
-UPDATE clarify.concept_columns SET time_column = 'invoice_date', requires_time_range = true
-WHERE concept_id = 'metric.invoiced_revenue';
-INSERT INTO clarify.concept_columns (concept_id, relation, column_name)
-VALUES ('dim.order_channel', 'sales.invoices', 'sales_channel'),
-       ('dim.billing_channel', 'sales.invoices', 'sales_channel');
--- Which channel is meant changes little for a revenue split: low impact.
-INSERT INTO clarify.terms (term, concept_id, impact)
-VALUES ('last quarter', 'window.calendar_q3_2026', 'high'),
-       ('last quarter', 'window.fiscal_q3_2026', 'high'),
-       ('channel', 'dim.order_channel', 'low'),
-       ('channel', 'dim.billing_channel', 'low');
 
 --------------------------------------------------------------------------------------------------
 -- The actors: the agent asks, the chat app confirms on the user's behalf
