@@ -84,17 +84,20 @@ Expr *parse_bound(const char *concept, const char *side, const char *expr, Oid *
     return planned;
 }
 
-// Evaluates a planned bound; false when it is NULL or infinite (an open side).
-bool evaluate_bound(Expr *planned, Oid type, Timestamp *out) {
-    EState *estate = CreateExecutorState();
-    MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+// Evaluates a planned bound; false when it is NULL or infinite (an open side). `estate` is made
+// at the first bound that needs an executor and serves the statement's other bounds.
+bool evaluate_bound(Expr *planned, Oid type, EState **estate, Timestamp *out) {
+    // A fixed date needs no executor: planning folded it to a constant.
+    if (IsA(planned, Const))
+        return !((Const *)planned)->constisnull &&
+               instant_of(((Const *)planned)->constvalue, type, out);
+    if (!*estate) *estate = CreateExecutorState();
+    MemoryContext old = MemoryContextSwitchTo((*estate)->es_query_cxt);
     ExprState *state = ExecInitExpr(planned, nullptr);
     MemoryContextSwitchTo(old);
     bool isnull = false;
-    Datum value = ExecEvalExprSwitchContext(state, GetPerTupleExprContext(estate), &isnull);
-    bool finite = !isnull && instant_of(value, type, out);
-    FreeExecutorState(estate);
-    return finite;
+    Datum value = ExecEvalExprSwitchContext(state, GetPerTupleExprContext(*estate), &isnull);
+    return !isnull && instant_of(value, type, out);
 }
 
 // The planned bounds of each window, per catalog: parsed at the first statement that needs them.
@@ -185,8 +188,10 @@ std::vector<std::pair<std::string, TimeRange>> bound_windows(
         };
         Bounds bounds = pg_guard([&] {
             Bounds v{};
-            v.has_start = evaluate_bound(w.start, w.start_type, &v.start);
-            v.has_end = evaluate_bound(w.end, w.end_type, &v.end);
+            EState *estate = nullptr;
+            v.has_start = evaluate_bound(w.start, w.start_type, &estate, &v.start);
+            v.has_end = evaluate_bound(w.end, w.end_type, &estate, &v.end);
+            if (estate) FreeExecutorState(estate);
             return v;
         });
         TimeRange range;
@@ -212,7 +217,9 @@ extern "C" Datum clarify_window_bound_check(PG_FUNCTION_ARGS) {
     BoundContext bc{concept, side};
     ErrorContextCallback callback{error_context_stack, bound_error_context, &bc};
     error_context_stack = &callback;
-    bool finite = evaluate_bound(planned, type, &at);
+    EState *estate = nullptr;
+    bool finite = evaluate_bound(planned, type, &estate, &at);
+    if (estate) FreeExecutorState(estate);
     error_context_stack = callback.previous;
     if (!finite)
         ereport(ERROR,
