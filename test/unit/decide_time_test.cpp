@@ -114,6 +114,33 @@ TEST(DecideTime, AnUnverifiedWindowClaimIsUnverified) {
     EXPECT_TRUE(d.slots[0].time_range);
 }
 
+TEST(DecideTime, ABindingToAnIneligibleWindowIsUnsupported) {
+    Catalog catalog = dated(RevenueCatalog{});
+    ResolutionRecord rec = record("q1", "Booked revenue in Calendar Q1",
+                                  {binding("revenue", kBooked, BindingSource::Explicit),
+                                   binding("quarter", kQ1, BindingSource::Explicit)});
+    // The same catalog with Calendar Q1 deprecated.
+    Concept q1 = *catalog.concept(kQ1);
+    q1.status = ConceptStatus::Deprecated;
+    Catalog changed;
+    for (const std::string &id :
+         {kBooked, kInvoiced, kRecognized, kMargin, kCountry, kShippingCountry, kFiscalQ1})
+        changed.add_concept(*catalog.concept(id));
+    changed.add_concept(q1);
+    changed.add_term("revenue", kBooked);
+    changed.add_term("quarter", kQ1);
+    changed.add_term("quarter", kFiscalQ1);
+    changed.add_column(kBookedAmount, kBookedAmountName, kBooked);
+    changed.add_time_policy(kBookedAmount,
+                            TimePolicy{kBooked, kOrderDate.attnum, "order_date", true});
+    changed.finalize();
+    Decision d = decide(changed, analyst(), rec, reads(changed, {kBookedAmount}),
+                        facts(TimeRange{kJan1, kApr1}, {{kQ1, TimeRange{kJan1, kApr1}}}));
+    ASSERT_EQ(d.state, State::Unsupported);
+    EXPECT_TRUE(d.slots[0].time_range);
+    EXPECT_EQ(d.slots[0].options, (std::vector<std::string>{kFiscalQ1}));
+}
+
 TEST(DecideImpact, SlotsAreOrderedByImpactAndTheHintAsksTheFirstOnly) {
     Catalog catalog = dated(RevenueCatalog{}, true, Impact::Low);
     Decision d = decide(catalog, analyst(), kNoRecord,
