@@ -1062,3 +1062,158 @@ BEGIN
     END IF;
 END
 $$;
+
+--------------------------------------------------------------------------------------------------
+-- Time ranges and impact: time windows, dated measures, the impact of a term
+--------------------------------------------------------------------------------------------------
+
+-- A time window is a named period ("last quarter") whose bounds are SQL expressions evaluated at
+-- each statement; a measure's time column says which rows fall in it (docs/reference.md, "Time
+-- ranges and impact").
+ALTER TABLE clarify.concepts DROP CONSTRAINT concepts_kind_check;
+ALTER TABLE clarify.concepts
+    ADD CONSTRAINT concepts_kind_check CHECK (kind IN ('metric', 'dimension', 'time_window'));
+ALTER TABLE clarify.concepts ADD COLUMN window_start text;
+ALTER TABLE clarify.concepts ADD COLUMN window_end text;
+COMMENT ON COLUMN clarify.concepts.window_start IS
+    'For a time window: the SQL expression (date or timestamptz) where the period starts, included.';
+COMMENT ON COLUMN clarify.concepts.window_end IS
+    'For a time window: the SQL expression (date or timestamptz) where the period ends, excluded.';
+
+ALTER TABLE clarify.concept_columns ADD COLUMN time_column name;
+ALTER TABLE clarify.concept_columns ADD COLUMN requires_time_range boolean NOT NULL DEFAULT false;
+COMMENT ON COLUMN clarify.concept_columns.time_column IS
+    'The date or timestamp column of the same relation that dates this measure.';
+COMMENT ON COLUMN clarify.concept_columns.requires_time_range IS
+    'True: a statement must bound time_column on both sides, or the period is asked for.';
+
+ALTER TABLE clarify.terms ADD COLUMN impact text NOT NULL DEFAULT 'high';
+ALTER TABLE clarify.terms
+    ADD CONSTRAINT terms_impact_check CHECK (impact IN ('low', 'medium', 'high'));
+COMMENT ON COLUMN clarify.terms.impact IS
+    'low, medium or high: how much choosing the wrong meaning of the term changes an answer.';
+
+CREATE FUNCTION clarify.window_bound_check(concept text, side text, expression text) RETURNS void
+    LANGUAGE c STRICT VOLATILE
+    AS 'MODULE_PATHNAME', 'clarify_window_bound_check';
+
+COMMENT ON FUNCTION clarify.window_bound_check(text, text, text) IS
+    'Raises unless the expression is one date or timestamptz expression that calls no volatile function and evaluates.';
+
+REVOKE ALL ON FUNCTION clarify.window_bound_check(text, text, text) FROM PUBLIC;
+
+-- A window the gate could not evaluate would fail every statement that binds it: refused when
+-- written instead.
+CREATE FUNCTION clarify.concepts_window_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.kind = 'time_window' THEN
+        IF NEW.window_start IS NULL OR NEW.window_end IS NULL THEN
+            RAISE EXCEPTION 'time window "%" needs both window_start and window_end', NEW.id
+                USING ERRCODE = 'not_null_violation',
+                      HINT = 'e.g. window_start = ''date_trunc(''''quarter'''', now()) - interval ''''3 months'''''', window_end = ''date_trunc(''''quarter'''', now())''.';
+        END IF;
+        PERFORM clarify.window_bound_check(NEW.id, 'window_start', NEW.window_start);
+        PERFORM clarify.window_bound_check(NEW.id, 'window_end', NEW.window_end);
+    ELSIF NEW.window_start IS NOT NULL OR NEW.window_end IS NOT NULL THEN
+        RAISE EXCEPTION 'concept "%" is a %, not a time window: window_start and window_end must be NULL',
+                        NEW.id, NEW.kind
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concepts_window_check() IS
+    'Refuses a time window without bounds, or with bounds that do not evaluate to a date or timestamptz without volatile functions.';
+
+CREATE TRIGGER concepts_window_check
+    BEFORE INSERT OR UPDATE OF kind, window_start, window_end ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify.concepts_window_check();
+
+-- The audit names the concept version a decision relied on: a window's bounds are its meaning.
+CREATE FUNCTION clarify.concepts_window_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.window_start, NEW.window_end) IS DISTINCT FROM (OLD.window_start, OLD.window_end)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concepts_window_version() IS
+    'Gives a time window a new version whenever its bounds change.';
+
+CREATE TRIGGER concepts_window_version
+    BEFORE UPDATE ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify.concepts_window_version();
+
+CREATE FUNCTION clarify.concept_columns_time_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    column_type regtype;
+BEGIN
+    IF NEW.time_column IS NULL THEN
+        IF NEW.requires_time_range THEN
+            RAISE EXCEPTION 'requires_time_range needs a time_column: the gate cannot tell which period % of % covers',
+                            NEW.column_name, NEW.relation
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        RETURN NEW;
+    END IF;
+    SELECT a.atttypid::regtype INTO column_type
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = NEW.relation
+       AND a.attname = NEW.time_column
+       AND a.attnum > 0
+       AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'time column "%" does not exist in relation "%"', NEW.time_column, NEW.relation
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF column_type NOT IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype) THEN
+        RAISE EXCEPTION 'time column "%" of relation "%" is of type %, not date or timestamp',
+                        NEW.time_column, NEW.relation, column_type
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concept_columns_time_check() IS
+    'Refuses a time column that is not a date or timestamp column of the relation, and a required period without a time column.';
+
+CREATE TRIGGER concept_columns_time_check
+    BEFORE INSERT OR UPDATE OF relation, time_column, requires_time_range
+    ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify.concept_columns_time_check();
+
+CREATE FUNCTION clarify.terms_impact_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.impact IS NULL OR NEW.impact NOT IN ('low', 'medium', 'high') THEN
+        RAISE EXCEPTION 'impact of term "%" must be low, medium or high, not %', NEW.term,
+                        coalesce('"' || NEW.impact || '"', 'NULL')
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.terms_impact_check() IS
+    'Refuses an impact other than low, medium or high with a clear message.';
+
+CREATE TRIGGER terms_impact_check
+    BEFORE INSERT OR UPDATE OF impact ON clarify.terms
+    FOR EACH ROW EXECUTE FUNCTION clarify.terms_impact_check();

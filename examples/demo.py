@@ -76,7 +76,9 @@ def pick(choice):
             answer = input(f"  Your choice [1-{len(choice['options'])}]: ").strip()
             if answer.isdigit() and 1 <= int(answer) <= len(choice["options"]):
                 return choice["options"][int(answer) - 1]
-    option = next(o for o in choice["options"] if o["value"] == "metric.recognized_revenue")
+    wanted = ("window.fiscal_q3_2026" if choice["header"] == "Period"
+              else "metric.recognized_revenue")
+    option = next(o for o in choice["options"] if o["value"] == wanted)
     say(f"  (stdin is not a terminal: the demo answers for the user: {option['label']})")
     return option
 
@@ -155,7 +157,61 @@ def main():
     except GateError as refused:
         show_rejection(refused)
 
-    section("6. The audit trail of this conversation (read by the DBA; agents cannot)")
+    section('6. "Show invoiced revenue for Germany last quarter" -- which quarter?')
+    question = "Show invoiced revenue for Germany last quarter"
+    record = ResolutionRecord("q_1047", question,
+                              (Binding("revenue", "metric.invoiced_revenue", "explicit"),))
+    agent.attach(record)
+    invoiced = ("SELECT sum(invoiced_amount) FROM sales.invoices WHERE customer_country = %s "
+                "AND invoice_date >= %s AND invoice_date < %s")
+    say(f"  agent record: {record.to_json()}")
+    say("  agent SQL:    SELECT sum(invoiced_amount) FROM sales.invoices "
+        "WHERE customer_country = 'Germany'")
+    try:
+        agent.run("SELECT sum(invoiced_amount) FROM sales.invoices WHERE customer_country = %s",
+                  ("Germany",))
+        raise SystemExit("the gate let a sum over all time through")
+    except ClarificationRequired as ask:
+        show_rejection(ask)
+        period = pick(as_choice_question(ask))
+    confirm(app, "q_1047", "last quarter", period["value"], granted_to="agent",
+            confirmed_by="user:alice@example.com", question=question)
+    record = record.with_binding(Binding("last quarter", period["value"], "user_confirmation"))
+    agent.attach(record)
+    say(f"  app: the user means {period['label']}; the agent binds it and runs for July-September:")
+    try:
+        agent.run(invoiced, ("Germany", "2026-07-01", "2026-10-01"))
+        raise SystemExit("the gate let another period through")
+    except GateError as refused:
+        show_rejection(refused)
+        slot = refused.slots[0]
+        say(f"     expected {slot.expected_range}, actual {slot.actual_range}")
+    bounds = {"window.calendar_q3_2026": ("2026-07-01", "2026-10-01"),
+              "window.fiscal_q3_2026": ("2026-08-01", "2026-11-01")}[period["value"]]
+    rows = agent.run(invoiced, ("Germany", *bounds))
+    fee = next(b for b in agent.last_decision()["bindings"] if b["concept"] == "metric.invoiced_revenue")
+    say(f"  -> allowed for {bounds[0]} to {bounds[1]}: {rows[0][0]} "
+        f"(window {fee['window']}, range {fee['range']['start']} to {fee['range']['end']})")
+
+    section("7. A low-impact ambiguity is assumed, not asked")
+    admin = psycopg.connect(user="postgres", autocommit=True)
+    admin.execute("ALTER ROLE agent SET pg_clarify.assume_below = 'medium'")
+    say("  superuser: ALTER ROLE agent SET pg_clarify.assume_below = 'medium' "
+        "(\"channel\" has low impact)")
+    warnings = []
+    conn = psycopg.connect(user="agent", autocommit=True)
+    conn.add_notice_handler(lambda diag: warnings.append(diag.message_primary))
+    channel_agent = GatedSession(conn)
+    channel_agent.attach(record)
+    rows = channel_agent.run(
+        "SELECT sales_channel, sum(invoiced_amount) FROM sales.invoices WHERE invoice_date >= %s "
+        "AND invoice_date < %s GROUP BY 1 ORDER BY 1", bounds)
+    for warning in warnings:
+        say(f"  WARNING: {warning}")
+    table(rows, ["channel", "invoiced revenue"])
+    admin.execute("ALTER ROLE agent RESET pg_clarify.assume_below")
+
+    section("8. The audit trail of this conversation (read by the DBA; agents cannot)")
     table(dba.execute(
         "SELECT question_id, decision, state, "
         "coalesce((SELECT string_agg(DISTINCT b->>'source', ', ') FROM jsonb_array_elements(bindings) b), '') AS sources, "

@@ -10,10 +10,16 @@ BEGIN;
 -- concepts), so no mapping is left pointing at a dropped table.
 DELETE FROM clarify.defaults
 WHERE concept_id IN ('metric.booked_revenue', 'metric.invoiced_revenue',
-                     'metric.recognized_revenue', 'metric.gross_margin', 'dim.customer_country');
+                     'metric.recognized_revenue', 'metric.gross_margin', 'dim.customer_country',
+                     'window.calendar_q3_2026', 'window.fiscal_q3_2026', 'dim.order_channel',
+                     'dim.billing_channel');
+DELETE FROM clarify.approvals
+WHERE concept_id IN ('window.calendar_q3_2026', 'window.fiscal_q3_2026', 'dim.order_channel',
+                     'dim.billing_channel');
 DELETE FROM clarify.concepts
 WHERE id IN ('metric.booked_revenue', 'metric.invoiced_revenue', 'metric.recognized_revenue',
-             'metric.gross_margin', 'dim.customer_country');
+             'metric.gross_margin', 'dim.customer_country', 'window.calendar_q3_2026',
+             'window.fiscal_q3_2026', 'dim.order_channel', 'dim.billing_channel');
 
 --------------------------------------------------------------------------------------------------
 -- The data: orders are booked, then invoiced, then recognized by Finance
@@ -34,7 +40,8 @@ CREATE TABLE sales.invoices (
     order_id         integer NOT NULL REFERENCES sales.orders (id),
     invoice_date     date NOT NULL,
     customer_country text NOT NULL,
-    invoiced_amount  numeric(12, 2) NOT NULL
+    invoiced_amount  numeric(12, 2) NOT NULL,
+    sales_channel    text NOT NULL
 );
 
 CREATE TABLE sales.revenue_ledger (
@@ -58,9 +65,10 @@ FROM (VALUES (1, 'Germany', 12000), (2, 'France', 9500), (3, 'Spain', 7000),
 
 -- Invoices follow orders by 30 days, 5% below the booking (discounts, cancelled lines); orders
 -- from November on are not invoiced yet, so invoiced revenue lags booked revenue.
-INSERT INTO sales.invoices (id, order_id, invoice_date, customer_country, invoiced_amount)
+INSERT INTO sales.invoices (id, order_id, invoice_date, customer_country, invoiced_amount,
+                            sales_channel)
 SELECT row_number() OVER (ORDER BY o.id), o.id, o.order_date + 30, o.customer_country,
-       round(o.booked_amount * 0.95, 2)
+       round(o.booked_amount * 0.95, 2), CASE WHEN o.id % 3 = 0 THEN 'partner' ELSE 'web' END
 FROM sales.orders o
 WHERE o.order_date < date '2026-11-01';
 
@@ -106,6 +114,7 @@ VALUES ('revenue', 'metric.booked_revenue'),
        ('recognized revenue', 'metric.recognized_revenue'),
        ('margin', 'metric.gross_margin'),
        ('country', 'dim.customer_country');
+
 
 --------------------------------------------------------------------------------------------------
 -- The actors: the agent asks, the chat app confirms on the user's behalf

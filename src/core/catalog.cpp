@@ -9,7 +9,15 @@
 namespace clarify {
 
 const char *to_string(ConceptKind kind) {
-    return kind == ConceptKind::Metric ? "metric" : "dimension";
+    switch (kind) {
+        case ConceptKind::Metric:
+            return "metric";
+        case ConceptKind::Dimension:
+            return "dimension";
+        case ConceptKind::TimeWindow:
+            return "time_window";
+    }
+    return "metric";
 }
 
 const char *to_string(ConceptStatus status) {
@@ -27,6 +35,7 @@ const char *to_string(ConceptStatus status) {
 std::optional<ConceptKind> parse_kind(const std::string &text) {
     if (text == "metric") return ConceptKind::Metric;
     if (text == "dimension") return ConceptKind::Dimension;
+    if (text == "time_window") return ConceptKind::TimeWindow;
     return std::nullopt;
 }
 
@@ -76,6 +85,43 @@ void Catalog::add_term(const std::string &term, const std::string &concept_id) {
     concept_terms_[concept_id].push_back(t);
 }
 
+void Catalog::set_impact(const std::string &term, Impact impact) {
+    std::string t = normalize_term(term);
+    auto it = term_impacts_.find(t);
+    if (it == term_impacts_.end() || it->second < impact) term_impacts_[t] = impact;
+}
+
+Impact Catalog::impact_of(const std::string &term) const {
+    auto it = term_impacts_.find(term);
+    return it == term_impacts_.end() ? Impact::High : it->second;
+}
+
+void Catalog::add_time_policy(ColumnKey key, TimePolicy policy) {
+    auto it = columns_.find(key);
+    if (it == columns_.end()) return;
+    for (TimePolicy &p : it->second.time_policies)
+        if (p.concept_id == policy.concept_id) {
+            p = std::move(policy);
+            return;
+        }
+    it->second.time_policies.push_back(std::move(policy));
+    time_columns_.push_back(ColumnKey{key.relation, it->second.time_policies.back().time_attnum});
+}
+
+const TimePolicy *GovernedColumn::time_policy(const std::string &concept_id) const {
+    for (const TimePolicy &p : time_policies)
+        if (p.concept_id == concept_id) return &p;
+    return nullptr;
+}
+
+std::vector<std::string> Catalog::time_windows() const {
+    std::vector<std::string> out;
+    for (const auto &entry : concepts_)
+        if (entry.second.kind == ConceptKind::TimeWindow) out.push_back(entry.first);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 void Catalog::add_default(Default def) {
     def.term = normalize_term(def.term);
     std::string t = def.term;
@@ -93,6 +139,7 @@ void Catalog::add_column(ColumnKey key, const std::string &name, const std::stri
     GovernedColumn &column = columns_[key];
     if (column.concept_ids.empty()) relation_columns_[key.relation].push_back(key);
     column.name = name;
+    column.relation = key.relation;
     if (std::find(column.concept_ids.begin(), column.concept_ids.end(), concept_id) ==
         column.concept_ids.end())
         column.concept_ids.push_back(concept_id);
@@ -118,6 +165,12 @@ void Catalog::finalize() {
     std::sort(roles.begin(), roles.end());
     roles.erase(std::unique(roles.begin(), roles.end()), roles.end());
     referenced_roles_ = std::move(roles);
+    std::sort(time_columns_.begin(), time_columns_.end(),
+              [](const ColumnKey &a, const ColumnKey &b) {
+                  return a.relation != b.relation ? a.relation < b.relation : a.attnum < b.attnum;
+              });
+    time_columns_.erase(std::unique(time_columns_.begin(), time_columns_.end()),
+                        time_columns_.end());
 
     std::vector<Timestamp> times;
     auto note = [&times](Timestamp t) {

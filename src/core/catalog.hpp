@@ -2,6 +2,7 @@
 #pragma once
 #include "core_guard.hpp"
 #include "model.hpp"
+#include "time_range.hpp"
 
 #include <string>
 #include <string_view>
@@ -11,10 +12,21 @@
 
 namespace clarify {
 
+// A measure dated by a time column of its relation (concept_columns.time_column).
+struct TimePolicy {
+    std::string concept_id;
+    std::int16_t time_attnum = 0;  // in the governed column's own relation
+    std::string time_column;       // its name, for payloads
+    bool requires_range = false;
+};
+
 // A governed column as read by a statement: where it is and what it may mean.
 struct GovernedColumn {
     std::string name;  // "schema.table.column", for payloads and the audit
     std::vector<std::string> concept_ids;
+    std::uint32_t relation = 0;
+    std::vector<TimePolicy> time_policies;  // one per concept that dates this column
+    const TimePolicy *time_policy(const std::string &concept_id) const;
 };
 
 class Catalog {
@@ -25,6 +37,10 @@ class Catalog {
     void add_default(Default def);
     void add_approval(Approval approval);
     void add_column(ColumnKey key, const std::string &name, const std::string &concept_id);
+    // Dates the measure in `key` (added first with add_column) for one of its concepts.
+    void add_time_policy(ColumnKey key, TimePolicy policy);
+    // A term's impact: the highest its rows give (High when none says).
+    void set_impact(const std::string &term, Impact impact);
     void finalize();
 
     const Concept *concept(const std::string &id) const;
@@ -48,6 +64,12 @@ class Catalog {
     // Every role named by a default's scope or an approval's grantee.
     const std::vector<RoleId> &referenced_roles() const { return referenced_roles_; }
     std::size_t concept_count() const { return concepts_.size(); }
+    Impact impact_of(const std::string &term) const;
+    // Every time window concept id, sorted; and whether any governed column is dated.
+    std::vector<std::string> time_windows() const;
+    bool has_time_policies() const { return !time_columns_.empty(); }
+    // The (relation, time column) pairs whose ranges a statement's decision needs.
+    const std::vector<ColumnKey> &time_columns() const { return time_columns_; }
 
   private:
     std::unordered_map<std::string, Concept> concepts_;
@@ -58,6 +80,8 @@ class Catalog {
     std::unordered_map<ColumnKey, GovernedColumn, ColumnKeyHash> columns_;
     std::unordered_map<std::uint32_t, std::vector<ColumnKey>> relation_columns_;
     std::vector<RoleId> referenced_roles_;
+    std::unordered_map<std::string, Impact> term_impacts_;
+    std::vector<ColumnKey> time_columns_;
     std::vector<Timestamp> change_times_;  // sorted
 };
 

@@ -1,5 +1,6 @@
 #include "decision.hpp"
 #include "rules.hpp"
+#include "time_rules.hpp"
 
 #include <algorithm>
 
@@ -15,6 +16,8 @@ const char *to_string(CoverageSource source) {
             return "explicit";
         case CoverageSource::OnlyEligible:
             return "only_eligible";
+        case CoverageSource::Assumed:
+            return "assumed";
     }
     return "only_eligible";
 }
@@ -23,7 +26,8 @@ namespace {
 
 void merge_slot(std::vector<Slot> &slots, Slot slot, const std::string &column) {
     for (Slot &s : slots)
-        if (s.term == slot.term && s.state == slot.state && s.actual == slot.actual) {
+        if (s.term == slot.term && s.state == slot.state && s.actual == slot.actual &&
+            s.time_range == slot.time_range) {
             if (std::find(s.columns.begin(), s.columns.end(), column) == s.columns.end())
                 s.columns.push_back(column);
             return;
@@ -32,10 +36,44 @@ void merge_slot(std::vector<Slot> &slots, Slot slot, const std::string &column) 
     slots.push_back(std::move(slot));
 }
 
+bool below(Impact impact, AssumeBelow threshold) {
+    switch (threshold) {
+        case AssumeBelow::None:
+            return false;
+        case AssumeBelow::Medium:
+            return impact < Impact::Medium;
+        case AssumeBelow::High:
+            return impact < Impact::High;
+    }
+    return false;
+}
+
+// The meaning assumed for a column whose every slot is a low-impact ambiguity that no default
+// touches; nothing when one of them must be asked.
+std::optional<Coverage> assumption(const detail::Rules &rules, const GovernedColumn &column,
+                                   const std::vector<Slot> &slots, AssumeBelow threshold) {
+    if (slots.empty()) return std::nullopt;
+    for (const Slot &s : slots) {
+        bool conflict = false;
+        if (s.state != State::Ambiguous || s.time_range || !below(s.impact, threshold) ||
+            !s.default_concept.empty() || s.term.empty())
+            return std::nullopt;
+        if (rules.applicable_default(s.term, &conflict) || conflict) return std::nullopt;
+    }
+    Coverage cov;
+    cov.column = column.name;
+    cov.concept_id = slots.front().actual;
+    cov.term = slots.front().term;
+    cov.source = CoverageSource::Assumed;
+    cov.impact = slots.front().impact;
+    return cov;
+}
+
 }  // namespace
 
 Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
-                const std::vector<const GovernedColumn *> &read) {
+                const std::vector<const GovernedColumn *> &read, const TimeFacts &time,
+                AssumeBelow assume_below) {
     detail::Rules rules(catalog, ctx, record);
     Decision decision;
     for (const GovernedColumn *column : read) {
@@ -47,19 +85,42 @@ Decision decide(const Catalog &catalog, const AgentContext &ctx, const Resolutio
         std::optional<Coverage> covered;
         for (const std::string &id : column->concept_ids)
             if ((covered = rules.cover(*column, id))) break;
-        if (covered) {
+        std::vector<Slot> slots;
+        if (!covered) {
+            for (const std::string &id : column->concept_ids) {
+                Slot s = rules.diagnose(id);
+                s.impact = s.term.empty() ? Impact::High : catalog.impact_of(s.term);
+                slots.push_back(std::move(s));
+            }
+            if ((covered = assumption(rules, *column, slots, assume_below))) {
+                if (const Concept *c = catalog.concept(covered->concept_id))
+                    covered->concept_version = c->version;
+                slots.clear();
+            }
+        }
+        // A dated measure's period: for the meaning covered, or for each one it may have.
+        for (const std::string &id : column->concept_ids) {
+            if (covered && id != covered->concept_id) continue;
+            const TimePolicy *policy = column->time_policy(id);
+            if (!policy) continue;
+            std::optional<Slot> period = detail::check_period(
+                catalog, rules, record, time, *column, *policy, id, covered ? &*covered : nullptr);
+            if (period) slots.push_back(std::move(*period));
+        }
+        if (covered && slots.empty()) {
             decision.covered.push_back(std::move(*covered));
             continue;
         }
-        for (const std::string &id : column->concept_ids)
-            merge_slot(decision.slots, rules.diagnose(id), column->name);
+        for (Slot &s : slots) merge_slot(decision.slots, std::move(s), column->name);
     }
     decision.state = State::Resolved;
     for (const Slot &s : decision.slots)
         if (decision.state == State::Resolved || s.state < decision.state) decision.state = s.state;
-    // Report the slots in the order of their states, so the first one is the one to ask.
+    // The highest-impact question first; among equals, in the order of their states.
     std::stable_sort(decision.slots.begin(), decision.slots.end(),
-                     [](const Slot &a, const Slot &b) { return a.state < b.state; });
+                     [](const Slot &a, const Slot &b) {
+                         return a.impact != b.impact ? a.impact > b.impact : a.state < b.state;
+                     });
     return decision;
 }
 

@@ -14,7 +14,7 @@
 
 namespace clarify {
 
-enum class CoverageSource { UserConfirmation, ApprovedDefault, Explicit, OnlyEligible };
+enum class CoverageSource { UserConfirmation, ApprovedDefault, Explicit, OnlyEligible, Assumed };
 
 const char *to_string(CoverageSource source);
 
@@ -52,6 +52,10 @@ struct Coverage {
     CoverageSource source = CoverageSource::OnlyEligible;
     bool default_applied = false;
     std::int64_t approval_id = 0;
+    // A dated measure: the range the statement read, and the time window bound to it if any.
+    std::optional<TimeRange> range;
+    std::string window;
+    std::optional<Impact> impact;  // set when the meaning was assumed
 };
 
 // One thing the user must be asked about: a meaning read that nothing approved.
@@ -66,6 +70,10 @@ struct Slot {
     std::string default_concept;  // the applicable default, "" when none
     std::string expected;         // what the binding or default named, "" when nothing did
     std::string actual;           // the concept the statement reads
+    Impact impact = Impact::High;
+    // A time_range slot: the period of a dated measure (actual: the measure's concept).
+    bool time_range = false;
+    std::optional<TimeRange> expected_range, actual_range;
 };
 
 struct Decision {
@@ -76,7 +84,22 @@ struct Decision {
     bool allowed() const { return state == State::Resolved; }
 };
 
+// What the glue measured for the time rules: the statement's range on each time column it
+// restricts (absent: not restricted), and the evaluated bounds of the time windows the record
+// binds.
+struct TimeFacts {
+    std::vector<std::pair<ColumnKey, TimeRange>> ranges;
+    std::vector<std::pair<std::string, TimeRange>> windows;
+    TimeRange range_of(ColumnKey time_column) const;
+    const TimeRange *window(const std::string &concept_id) const;
+    bool operator==(const TimeFacts &o) const { return ranges == o.ranges && windows == o.windows; }
+};
+
+// pg_clarify.assume_below: AMBIGUOUS slots of lower impact are assumed (None: never).
+enum class AssumeBelow { None, Medium, High };
+
 Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
-                const std::vector<const GovernedColumn *> &read);
+                const std::vector<const GovernedColumn *> &read, const TimeFacts &time = {},
+                AssumeBelow assume_below = AssumeBelow::None);
 
 }  // namespace clarify

@@ -19,7 +19,7 @@ using Timestamp = std::int64_t;
 constexpr Timestamp kNoLimit = std::numeric_limits<Timestamp>::max();
 constexpr Timestamp kSinceAlways = std::numeric_limits<Timestamp>::min();
 
-enum class ConceptKind { Metric, Dimension };
+enum class ConceptKind { Metric, Dimension, TimeWindow };
 enum class ConceptStatus { Draft, Approved, Deprecated };
 
 struct Concept {
@@ -34,6 +34,8 @@ struct Concept {
     std::vector<std::string> aliases;
     Timestamp valid_from = kSinceAlways;
     Timestamp valid_until = kNoLimit;
+    // A time window's bounds: SQL expressions the glue evaluates; empty for other kinds.
+    std::string window_start, window_end;
 
     // Eligible: approved, available and inside its validity window at `now`.
     bool eligible(Timestamp now) const {

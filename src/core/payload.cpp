@@ -28,9 +28,15 @@ json options_json(const Catalog &catalog, const std::vector<std::string> &ids) {
     return list;
 }
 
+json range_json(const std::optional<TimeRange> &r) {
+    if (!r) return nullptr;
+    return json{{"start", r->start ? json(format_instant(*r->start)) : json(nullptr)},
+                {"end", r->end ? json(format_instant(*r->end)) : json(nullptr)}};
+}
+
 json slot_json(const Catalog &catalog, const Slot &s) {
     json o = json::object();
-    o["kind"] = to_string(s.kind);
+    o["kind"] = s.time_range ? "time_range" : to_string(s.kind);
     o["term"] = text_or_null(s.term);
     o["state"] = to_string(s.state);
     o["reason"] = s.reason;
@@ -38,8 +44,17 @@ json slot_json(const Catalog &catalog, const Slot &s) {
     o["options"] = options_json(catalog, s.options);
     o["columns"] = s.columns;
     o["default"] = text_or_null(s.default_concept);
-    o["expected"] = text_or_null(s.expected);
-    o["actual"] = text_or_null(s.actual);
+    if (s.time_range) {
+        // The period's slot compares ranges; the measure it dates is named apart.
+        o["expected"] = range_json(s.expected_range);
+        o["actual"] = range_json(s.actual_range);
+        o["measure"] = s.actual;
+        o["window"] = text_or_null(s.expected);
+    } else {
+        o["expected"] = text_or_null(s.expected);
+        o["actual"] = text_or_null(s.actual);
+    }
+    o["impact"] = to_string(s.impact);
     return o;
 }
 
@@ -52,6 +67,9 @@ json coverage_json(const Coverage &c) {
     o["source"] = to_string(c.source);
     o["default_applied"] = c.default_applied;
     o["approval_id"] = c.approval_id ? json(c.approval_id) : json(nullptr);
+    if (c.range) o["range"] = range_json(c.range);
+    if (!c.window.empty()) o["window"] = c.window;
+    if (c.impact) o["impact"] = to_string(*c.impact);
     return o;
 }
 
@@ -65,6 +83,11 @@ std::string options_sentence(const Catalog &catalog, const std::vector<std::stri
         if (c && !c->description.empty()) out += " (" + c->description + ")";
     }
     return out;
+}
+
+std::string term_of_measure(const Catalog &catalog, const Slot &s) {
+    const Concept *c = catalog.concept(s.actual);
+    return c ? c->label : s.actual;
 }
 
 std::string term_of(const Catalog &catalog, const Slot &s) {
@@ -133,6 +156,18 @@ std::string message_for(const Catalog &catalog, const Decision &d) {
     std::string more = d.slots.size() > 1
                            ? " (and " + std::to_string(d.slots.size() - 1) + " more unresolved)"
                            : "";
+    if (s.time_range) {
+        const std::string measure = term_of_measure(catalog, s);
+        switch (s.state) {
+            case State::Ambiguous:
+                return "the period of " + measure + " is not chosen: " + s.reason + more;
+            case State::Mismatch:
+                return "the statement computes " + measure + " over another period than the " +
+                       "one resolved: " + s.reason + more;
+            default:
+                return "the period of " + measure + " could not be resolved: " + s.reason + more;
+        }
+    }
     switch (s.state) {
         case State::Ambiguous:
             return "the meaning of " + term + " is ambiguous: " + s.reason + more;
@@ -152,13 +187,23 @@ std::string message_for(const Catalog &catalog, const Decision &d) {
 }  // namespace
 
 std::string hint_text(const Catalog &catalog, const Decision &d) {
-    std::string out;
-    for (const Slot &s : d.slots) {
-        if (!out.empty()) out += " ";
-        out += s.question;
-        if (!s.options.empty()) out += " " + options_sentence(catalog, s.options) + "?";
-    }
+    // One question at a time: the highest-impact slot's; the agent asks again after the answer.
+    if (d.slots.empty()) return "";
+    const Slot &s = d.slots.front();
+    std::string out = s.question;
+    if (!s.options.empty()) out += " " + options_sentence(catalog, s.options) + "?";
     return one_line(out);
+}
+
+std::vector<std::string> assumption_texts(const Catalog &catalog, const Decision &d) {
+    std::vector<std::string> out;
+    for (const Coverage &c : d.covered) {
+        if (c.source != CoverageSource::Assumed) continue;
+        const Concept *concept = catalog.concept(c.concept_id);
+        out.push_back(one_line("assumed " + (concept ? concept->label : c.concept_id) + " for \"" +
+                               c.term + "\""));
+    }
+    return out;
 }
 
 std::string audit_unavailable_json(const std::string &decision_id, const std::string &question_id,

@@ -4,6 +4,7 @@
 #include "decision.hpp"
 
 #include <string>
+#include <vector>
 
 namespace clarify {
 
@@ -30,6 +31,9 @@ std::string check_json(const Catalog &catalog, const Decision &decision,
 // The error's MESSAGE: one sentence. The HINT: the question in business language only.
 std::string message_text(const Catalog &catalog, const Decision &decision);
 std::string hint_text(const Catalog &catalog, const Decision &decision);
+
+// The WARNING for each meaning assumed rather than asked, in business language.
+std::vector<std::string> assumption_texts(const Catalog &catalog, const Decision &decision);
 
 // Audit columns: the governed columns read, and how each covered column was resolved.
 std::string columns_json(const Decision &decision);

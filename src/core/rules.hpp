@@ -45,6 +45,8 @@ class Rules {
     Rules(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record)
         : catalog_(catalog), ctx_(ctx), record_(record) {}
 
+    Timestamp now() const { return ctx_.now; }
+
     bool eligible(const std::string &concept_id) const {
         const Concept *c = catalog_.concept(concept_id);
         return c && c->eligible(ctx_.now);

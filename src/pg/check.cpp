@@ -8,6 +8,8 @@
 #include "check.hpp"
 #include "gate.hpp"
 #include "governed_reads.hpp"
+#include "decision_path.hpp"
+#include "time_quals.hpp"
 #include "boundary.hpp"
 #include "compat.hpp"
 #include "governance.hpp"
@@ -312,6 +314,7 @@ std::string check_statement(const char *sql) {
     PlannedCheck planned = {};
     pg_guard([&] { plan_restricted(&planned, sql); });
     GovernedReads read;
+    TimeFacts time;
     if (planned.has_copy_reads) {
         check_copy_privileges(planned.copy_relation, planned.copy_selected);
         read = governed_reads(*catalog, planned.copy_reads);
@@ -319,11 +322,20 @@ std::string check_statement(const char *sql) {
     for (int i = 0; i < pg_guard([&] { return list_length(planned.stmts); }); ++i) {
         PlannedStmt *stmt = static_cast<PlannedStmt *>(list_nth(planned.stmts, i));
         check_plan_privileges(stmt);
-        for (const GovernedColumn *c : plan_governed_reads(*catalog, stmt))
+        GovernedReads stmt_read = plan_governed_reads(*catalog, stmt);
+        for (const GovernedColumn *c : stmt_read)
             if (std::find(read.begin(), read.end(), c) == read.end()) read.push_back(c);
+        if (catalog->has_time_policies()) {
+            const TimeQuals *quals = pg_guard([&] { return find_time_quals(*catalog, stmt); });
+            TimeFacts facts =
+                time_facts_of(catalog, stmt_read, StatementTime{quals, nullptr}, true);
+            for (auto &r : facts.ranges) time.ranges.push_back(std::move(r));
+            if (!facts.windows.empty()) time.windows = std::move(facts.windows);
+        }
     }
     const ResolutionRecord &record = current_record();
-    Decision decision = decide(*catalog, agent_context(*catalog), record, read);
+    Decision decision = decide(*catalog, agent_context(*catalog), record, read, time,
+                               static_cast<AssumeBelow>(assume_below));
     return check_json(*catalog, decision, record.question_id, session_is_gated(), !read.empty());
 }
 

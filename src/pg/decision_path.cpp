@@ -7,6 +7,8 @@
 #include "settings.hpp"
 #include "decision_ids.hpp"
 #include "shared_memory.hpp"
+#include "time_quals.hpp"
+#include "time_windows.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -116,6 +118,8 @@ struct DecisionCache {
     Oid session = InvalidOid, outer = InvalidOid;
     Timestamp valid_from = 0, valid_until = 0;  // when the decision holds (clock steps back)
     std::vector<const GovernedColumn *> read;
+    TimeFacts time;
+    int assume_below = 0;
     Decision decision;
     AuditRecord audit;   // without the per-statement facts
     uint64 refresh = 0;  // counts the times it was filled
@@ -124,7 +128,7 @@ DecisionCache cached;
 
 // Step 1, decide: the cached decision, decided again when anything it depends on moved.
 const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog_ptr,
-                                   const GovernedReads &read) {
+                                   const GovernedReads &read, TimeFacts time) {
     const Catalog &catalog = *catalog_ptr;
     struct Key {
         Oid session, outer;
@@ -135,11 +139,13 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.membership_generation == membership_generation() &&
                cached.record_generation == record_generation() && cached.session == key.session &&
                cached.outer == key.outer && cached.valid_from <= key.now &&
-               key.now < cached.valid_until && cached.read == read;
+               key.now < cached.valid_until && cached.read == read && cached.time == time &&
+               cached.assume_below == assume_below;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
-    cached.decision = decide(catalog, ctx, record, read);
+    cached.decision =
+        decide(catalog, ctx, record, read, time, static_cast<AssumeBelow>(assume_below));
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
     cached.audit = audit_record_of(catalog, cached.decision, record);
     cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
@@ -154,6 +160,8 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.valid_from = key.now;
     cached.valid_until = catalog.next_change_after(key.now);
     cached.read = read;
+    cached.time = std::move(time);
+    cached.assume_below = assume_below;
     ++cached.refresh;
     return cached;
 }
@@ -281,7 +289,17 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResul
             "The statement did not run. Retry it; if this persists, the DBA can "
             "look at clarify.audit_queue() and the server log.");
     }
-    if (a.allowed) return;
+    if (a.allowed) {
+        for (const std::string &text : assumption_texts(catalog, decision)) {
+            const char *message = text.c_str();
+            pg_guard([&] {
+                ereport(WARNING, (errcode(ERRCODE_WARNING), errmsg("pg_clarify %s", message),
+                                  errdetail("Its impact is below pg_clarify.assume_below, so it "
+                                            "was assumed rather than asked.")));
+            });
+        }
+        return;
+    }
     throw ReportedError(sqlcode_of(a.state), message_text(catalog, decision),
                         decision_json(catalog, decision, id(), a.question_id, false),
                         hint_text(catalog, decision));
@@ -293,9 +311,21 @@ const LastDecision &last_decision() {
     return last;
 }
 
+TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
+                        const StatementTime &time, bool check_only) {
+    TimeFacts facts;
+    bool dated = false;
+    for (const GovernedColumn *c : read) dated = dated || (c && !c->time_policies.empty());
+    if (!dated) return facts;
+    facts.ranges = evaluate_time_quals(time.quals, time.params, check_only);
+    facts.windows = bound_windows(catalog, current_record());
+    return facts;
+}
+
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
-                      const PlannedStmt *stmt, const char *source) {
-    const DecisionCache &decided = decide_cached(catalog, read);
+                      const PlannedStmt *stmt, const char *source, const StatementTime &time) {
+    const DecisionCache &decided =
+        decide_cached(catalog, read, time_facts_of(catalog, read, time, false));
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);

@@ -7,14 +7,30 @@
 #include "audit_record.hpp"
 #include "governed_reads.hpp"
 
+extern "C" {
+#include "nodes/params.h"
+}
+
 #include <memory>
 
 namespace clarify::pg {
 
 // Decides one statement for a gated session and audits the decision (sync: committed before
 // anything else happens); throws ReportedError on rejection or when the audit failed.
+// What the time rules need of one execution: the plan's conditions on time columns and the
+// parameters bound to it.
+struct StatementTime {
+    const TimeQuals *quals = nullptr;
+    ParamListInfo params = nullptr;
+};
+
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
-                      const PlannedStmt *stmt, const char *source);
+                      const PlannedStmt *stmt, const char *source, const StatementTime &time);
+
+// The time facts of one execution (empty unless the read holds a dated measure): the range on
+// each time column and the bound windows, evaluated now.
+TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
+                        const StatementTime &time, bool check_only);
 
 // The session's most recent decision, as the audit received it.
 struct LastDecision {

@@ -33,6 +33,7 @@ CheckPermsHook prev_check_perms = nullptr;
 // trace demand precisely. Saved and restored around nested starts.
 PlannedStmt *starting_stmt = nullptr;
 const char *starting_text = nullptr;
+ParamListInfo starting_params = nullptr;  // bound parameters: a time range may depend on them
 bool starting_explain_only = false;
 // In a parallel worker: whether the plan starting is the part of the leader's plan the worker
 // runs (its output goes back to the leader through a tuple queue). The leader decided that one;
@@ -50,15 +51,18 @@ void gate_range_table(List *range_table) {
         starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
     if (stmt) {
         if (starting_explain_only) return;  // plain EXPLAIN reads nothing
-        std::shared_ptr<const GovernedReads> read = cached_plan_reads(catalog, stmt);
-        if (read && !read->empty()) decide_statement(catalog, *read, stmt, starting_text);
+        PlanFacts facts = cached_plan_facts(catalog, stmt);
+        if (facts.read && !facts.read->empty())
+            decide_statement(catalog, *facts.read, stmt, starting_text,
+                             StatementTime{facts.time, starting_params});
         return;
     }
     bool *watched = watched_entries(*catalog, range_table);
     if (!watched) return;
     ReadSet reads = pg_guard([&] { return range_table_read_set(range_table, watched); });
     GovernedReads read = governed_reads(*catalog, reads);
-    if (!read.empty()) decide_statement(catalog, read, nullptr, debug_query_string);
+    if (!read.empty())
+        decide_statement(catalog, read, nullptr, debug_query_string, StatementTime{});
 }
 
 void clarify_executor_start(QueryDesc *query_desc, int eflags) {
@@ -70,10 +74,12 @@ void clarify_executor_start(QueryDesc *query_desc, int eflags) {
                         errdetail("Planning the statement called a function that runs SQL.")));
     PlannedStmt *saved_stmt = starting_stmt;
     const char *saved_text = starting_text;
+    ParamListInfo saved_params = starting_params;
     bool saved_explain = starting_explain_only;
     bool saved_leader_part = starting_leader_part;
     starting_stmt = query_desc->plannedstmt;
     starting_text = query_desc->sourceText;
+    starting_params = query_desc->params;
     starting_explain_only = (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0;
     starting_leader_part =
         IsParallelWorker() && query_desc->dest && query_desc->dest->mydest == DestTupleQueue;
@@ -88,6 +94,7 @@ void clarify_executor_start(QueryDesc *query_desc, int eflags) {
     {
         starting_stmt = saved_stmt;
         starting_text = saved_text;
+        starting_params = saved_params;
         starting_explain_only = saved_explain;
         starting_leader_part = saved_leader_part;
     }

@@ -192,21 +192,70 @@ void load_roles() {
     if (pg_guard([] { return IsInParallelMode(); })) state.roles_stale = true;
 }
 
-bool approvals_have_question() {
-    return pg_guard([] {
-        Oid approvals = get_relname_relid("approvals", get_namespace_oid("clarify", false));
-        return OidIsValid(approvals) && get_attnum(approvals, "question") != InvalidAttrNumber;
+// Whether the catalog table has a column: a database not yet updated to 1.1 lacks the newer ones.
+bool catalog_has_column(const char *table, const char *column) {
+    return pg_guard([&] {
+        Oid relid = get_relname_relid(table, get_namespace_oid("clarify", false));
+        return OidIsValid(relid) && get_attnum(relid, column) != InvalidAttrNumber;
     });
+}
+
+bool approvals_have_question() {
+    return catalog_has_column("approvals", "question");
+}
+
+// Time windows, dated measures and impacts (catalog 1.1): without them, no time rules apply and
+// every term has high impact.
+void load_time_catalog(Catalog &catalog) {
+    if (catalog_has_column("terms", "impact")) {
+        Rows impacts = query("SELECT term, impact FROM clarify.terms");
+        for (uint64 r = 0; r < impacts.count; ++r)
+            catalog.set_impact(text(impacts, r, 0),
+                               parse_impact(text(impacts, r, 1)).value_or(Impact::High));
+    }
+    if (!catalog_has_column("concept_columns", "time_column")) return;
+    // A time column that no longer exists leaves number 0, which no condition restricts: a
+    // required period is then asked for rather than silently dropped.
+    Rows policies = query(
+        "WITH RECURSIVE family(root, member) AS ("
+        "  SELECT DISTINCT relation::oid, relation::oid FROM clarify.concept_columns"
+        "  UNION"
+        "  SELECT f.root, i.inhrelid FROM family f JOIN pg_catalog.pg_inherits i"
+        "    ON i.inhparent = f.member) "
+        "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, coalesce(t.attnum, 0)::text, "
+        "       cc.time_column::text, cc.requires_time_range::text "
+        "FROM clarify.concept_columns cc "
+        "JOIN pg_catalog.pg_attribute r ON r.attrelid = cc.relation AND r.attnum = cc.attnum "
+        "  AND NOT r.attisdropped "
+        "JOIN family f ON f.root = cc.relation::oid "
+        "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = r.attname "
+        "  AND m.attnum > 0 AND NOT m.attisdropped "
+        "LEFT JOIN pg_catalog.pg_attribute t ON t.attrelid = f.member "
+        "  AND t.attname = cc.time_column AND t.attnum > 0 AND NOT t.attisdropped "
+        "WHERE cc.time_column IS NOT NULL");
+    for (uint64 r = 0; r < policies.count; ++r) {
+        TimePolicy p;
+        p.concept_id = text(policies, r, 0);
+        p.time_attnum = static_cast<std::int16_t>(integer(policies, r, 3));
+        p.time_column = text(policies, r, 4);
+        p.requires_range = text(policies, r, 5) == "true";
+        catalog.add_time_policy(ColumnKey{static_cast<Oid>(integer(policies, r, 1)),
+                                          static_cast<AttrNumber>(integer(policies, r, 2))},
+                                std::move(p));
+    }
 }
 
 void load_catalog(Catalog &catalog) {
     state.governed_relations.clear();
-    Rows concepts = query(
-        "SELECT id, kind, label, description, owner, status, available::text, version::text, "
-        "array_to_json(aliases)::text, " CLARIFY_MICROS(
-            "valid_from",
-            CLARIFY_OPEN_START) ", " CLARIFY_MICROS("valid_until",
-                                                    CLARIFY_OPEN_END) " FROM clarify.concepts");
+    const std::string concepts_sql =
+        std::string(
+            "SELECT id, kind, label, description, owner, status, available::text, version::text, "
+            "array_to_json(aliases)::text, " CLARIFY_MICROS(
+                "valid_from", CLARIFY_OPEN_START) ", " CLARIFY_MICROS("valid_until",
+                                                                      CLARIFY_OPEN_END) ", ") +
+        (catalog_has_column("concepts", "window_start") ? "window_start, window_end" : "'', ''") +
+        " FROM clarify.concepts";
+    Rows concepts = query(concepts_sql.c_str());
     for (uint64 r = 0; r < concepts.count; ++r) {
         Concept c;
         c.id = text(concepts, r, 0);
@@ -220,6 +269,8 @@ void load_catalog(Catalog &catalog) {
         c.aliases = parse_aliases(text(concepts, r, 8));
         c.valid_from = integer(concepts, r, 9);
         c.valid_until = integer(concepts, r, 10);
+        c.window_start = text(concepts, r, 11);
+        c.window_end = text(concepts, r, 12);
         catalog.add_concept(std::move(c));
     }
     Rows terms = query("SELECT term, concept_id FROM clarify.terms");
@@ -285,6 +336,7 @@ void load_catalog(Catalog &catalog) {
                            text(columns, r, 3), text(columns, r, 0));
         state.governed_relations.insert(relation);
     }
+    load_time_catalog(catalog);
     // Mappings that match nothing any more (a dropped table or column) are said in the log.
     Rows lost = query(
         "SELECT cc.concept_id, cc.relation::oid::text, cc.column_name::text "

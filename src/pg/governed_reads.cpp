@@ -1,6 +1,7 @@
 #include "pg.hpp"
 #include "governed_reads.hpp"
 #include "boundary.hpp"
+#include "time_quals.hpp"
 
 extern "C" {
 #include "nodes/parsenodes.h"
@@ -56,6 +57,7 @@ struct PlanReads {
     const List *rtable = nullptr;
     std::shared_ptr<const Catalog> catalog;  // keeps the GovernedColumn pointers alive
     std::shared_ptr<const GovernedReads> read;
+    const TimeQuals *time = nullptr;  // in the plan's memory context
 };
 constexpr int kPlanReadsEntries = 16;
 PlanReads plan_reads_cache[kPlanReadsEntries];
@@ -83,25 +85,28 @@ extern "C" void forget_plan_reads(void *arg) noexcept {
 // are replaced, never edited, when invalidated).
 }  // namespace
 
-std::shared_ptr<const GovernedReads> cached_plan_reads(
-    const std::shared_ptr<const Catalog> &catalog, PlannedStmt *stmt) {
+PlanFacts cached_plan_facts(const std::shared_ptr<const Catalog> &catalog, PlannedStmt *stmt) {
     for (PlanReads &e : plan_reads_cache) {
         if (!e.catalog) continue;
         if (e.stmt && e.catalog == catalog) {
             if (e.stmt == stmt && e.plan_tree == stmt->planTree && e.rtable == stmt->rtable)
-                return e.read;
+                return PlanFacts{e.read, e.time};
         } else {
             // A plan that is gone, or a catalog that was replaced (it never comes back).
             e.stmt = nullptr;
             e.catalog.reset();
             e.read.reset();
+            e.time = nullptr;
         }
     }
     bool *watched = watched_entries(*catalog, stmt->rtable);
-    if (!watched) return nullptr;
+    if (!watched) return PlanFacts{};
     auto read = std::make_shared<GovernedReads>();
     ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
     *read = governed_reads(*catalog, reads);
+    const TimeQuals *time = nullptr;
+    if (catalog->has_time_policies())
+        time = pg_guard([&] { return find_time_quals(*catalog, stmt); });
     if (plans_watched().insert(stmt).second) {
         try {
             pg_guard([&] {
@@ -124,7 +129,8 @@ std::shared_ptr<const GovernedReads> cached_plan_reads(
     e.rtable = stmt->rtable;
     e.catalog = catalog;
     e.read = read;
-    return read;
+    e.time = time;
+    return PlanFacts{read, time};
 }
 
 }  // namespace clarify::pg

@@ -18,8 +18,16 @@ bool *watched_entries(const Catalog &catalog, List *range_table);
 // The governed columns among reads, and among what a plan reads (traced from its output).
 GovernedReads governed_reads(const Catalog &catalog, ReadSet reads);
 GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt);
-// plan_governed_reads through the plan cache; nullptr when the plan touches no governed relation.
-std::shared_ptr<const GovernedReads> cached_plan_reads(
-    const std::shared_ptr<const Catalog> &catalog, PlannedStmt *stmt);
+struct TimeQuals;
+
+// What the gate needs of one plan: the governed columns it reads (nullptr when it touches no
+// governed relation) and its conditions on time columns (nullptr when it scans none).
+struct PlanFacts {
+    std::shared_ptr<const GovernedReads> read;
+    const TimeQuals *time = nullptr;
+};
+
+// plan_governed_reads and find_time_quals through the plan cache.
+PlanFacts cached_plan_facts(const std::shared_ptr<const Catalog> &catalog, PlannedStmt *stmt);
 
 }  // namespace clarify::pg

@@ -20,12 +20,20 @@ int audit_queue_size_kb = 8192;
 int audit_databases = 4;
 int audit_writers = 2;
 char *resolution_text = nullptr;
+int assume_below = static_cast<int>(AssumeBelow::None);
 
 namespace {
 
 const struct config_enum_entry audit_mode_options[] = {
     {"sync", static_cast<int>(AuditMode::Sync), false},
     {"async", static_cast<int>(AuditMode::Async), false},
+    {nullptr, 0, false},
+};
+
+const struct config_enum_entry assume_below_options[] = {
+    {"none", static_cast<int>(AssumeBelow::None), false},
+    {"medium", static_cast<int>(AssumeBelow::Medium), false},
+    {"high", static_cast<int>(AssumeBelow::High), false},
     {nullptr, 0, false},
 };
 
@@ -171,6 +179,12 @@ void define_settings() {
         "Each keeps a background-worker slot for the server's life and serves the first databases "
         "that audit; a database beyond them needs a free max_worker_processes slot.",
         &audit_writers, 2, 0, 64, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    DefineCustomEnumVariable("pg_clarify.assume_below",
+                             "Ambiguities of lower impact are assumed (with a WARNING), not asked.",
+                             "none, medium or high; a superuser sets it, also per role with ALTER "
+                             "ROLE ... SET.",
+                             &assume_below, static_cast<int>(AssumeBelow::None),
+                             assume_below_options, PGC_SUSET, 0, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("pg_clarify");
 }
 

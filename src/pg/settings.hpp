@@ -3,6 +3,7 @@
 #pragma once
 
 #include "pg.hpp"
+#include "decision.hpp"
 #include "record.hpp"
 
 namespace clarify::pg {
@@ -16,6 +17,7 @@ extern int audit_queue_size_kb;
 extern int audit_databases;
 extern int audit_writers;
 extern char *resolution_text;
+extern int assume_below;  // an AssumeBelow
 
 void define_settings();
 

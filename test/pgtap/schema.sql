@@ -1,7 +1,7 @@
 -- The catalog's shape as the library and pg_dump rely on it: names, types, keys, triggers,
 -- function signatures and attributes, and the tables pg_dump must carry.
 BEGIN;
-SELECT plan(76);
+SELECT plan(83);
 
 -- Tables and their columns (the library reads these names).
 SELECT has_schema('clarify');
@@ -14,7 +14,9 @@ SELECT has_table('clarify', 'agent_roles', 'agent_roles exists');
 
 SELECT columns_are('clarify', 'concepts',
     ARRAY['id', 'kind', 'label', 'description', 'owner', 'status', 'available', 'version',
-          'aliases', 'valid_from', 'valid_until']);
+          'aliases', 'valid_from', 'valid_until', 'window_start', 'window_end']);
+SELECT col_type_is('clarify', 'concepts', 'window_start', 'text', 'concepts.window_start is text');
+SELECT col_type_is('clarify', 'concepts', 'window_end', 'text', 'concepts.window_end is text');
 SELECT col_type_is('clarify', 'concepts', 'available', 'boolean', 'concepts.available is boolean');
 SELECT col_type_is('clarify', 'concepts', 'version', 'integer', 'concepts.version is integer');
 SELECT col_type_is('clarify', 'concepts', 'aliases', 'text[]', 'concepts.aliases is text[]');
@@ -22,13 +24,18 @@ SELECT col_type_is('clarify', 'concepts', 'valid_from', 'timestamp with time zon
 SELECT col_type_is('clarify', 'concepts', 'valid_until', 'timestamp with time zone', 'concepts.valid_until is timestamp with time zone');
 SELECT col_is_pk('clarify', 'concepts', 'id', 'concepts is keyed by id');
 
-SELECT columns_are('clarify', 'concept_columns', ARRAY['concept_id', 'relation', 'column_name', 'attnum']);
+SELECT columns_are('clarify', 'concept_columns',
+    ARRAY['concept_id', 'relation', 'column_name', 'attnum', 'time_column', 'requires_time_range']);
+SELECT col_type_is('clarify', 'concept_columns', 'time_column', 'name', 'concept_columns.time_column is name');
+SELECT col_type_is('clarify', 'concept_columns', 'requires_time_range', 'boolean', 'concept_columns.requires_time_range is boolean');
+SELECT col_default_is('clarify', 'concept_columns', 'requires_time_range', 'false', 'a period is not required unless said');
 SELECT col_type_is('clarify', 'concept_columns', 'relation', 'regclass', 'concept_columns.relation is regclass');
 SELECT col_type_is('clarify', 'concept_columns', 'column_name', 'name', 'concept_columns.column_name is name');
 SELECT col_is_pk('clarify', 'concept_columns', ARRAY['concept_id', 'relation', 'column_name'], 'concept_columns is keyed by (concept_id, relation, column_name)');
 SELECT fk_ok('clarify', 'concept_columns', 'concept_id', 'clarify', 'concepts', 'id');
 
-SELECT columns_are('clarify', 'terms', ARRAY['term', 'concept_id']);
+SELECT columns_are('clarify', 'terms', ARRAY['term', 'concept_id', 'impact']);
+SELECT col_default_is('clarify', 'terms', 'impact', 'high', 'a term has high impact unless said');
 SELECT col_is_pk('clarify', 'terms', ARRAY['term', 'concept_id'], 'terms is keyed by (term, concept_id)');
 SELECT fk_ok('clarify', 'terms', 'concept_id', 'clarify', 'concepts', 'id');
 
@@ -90,6 +97,7 @@ SELECT is_strict('clarify', 'check', ARRAY['text']);
 SELECT function_returns('clarify', 'last_decision', ARRAY[]::text[], 'jsonb');
 SELECT function_lang_is('clarify', 'last_decision', ARRAY[]::text[], 'c');
 SELECT volatility_is('clarify', 'last_decision', ARRAY[]::text[], 'volatile');
+SELECT function_returns('clarify', 'window_bound_check', ARRAY['text', 'text', 'text'], 'void');
 SELECT function_returns('clarify', 'gated', ARRAY[]::text[], 'boolean');
 SELECT function_lang_is('clarify', 'gated', ARRAY[]::text[], 'c');
 SELECT volatility_is('clarify', 'gated', ARRAY[]::text[], 'stable');

@@ -28,7 +28,11 @@ def as_choice_question(source: Union[GateError, Slot]) -> Dict[str, Any]:
 
 
 def as_choice_questions(error: GateError) -> List[Dict[str, Any]]:
-    """One ``choice`` question per failing slot that has options, in the gate's order."""
+    """One ``choice`` question per failing slot that has options, in the gate's order.
+
+    The gate orders slots by impact, highest first: ask the first, bind the answer, run the
+    statement again and ask what the gate asks next (an answer can settle later slots).
+    """
     return [_choice(slot) for slot in error.slots if slot.options]
 
 
@@ -48,11 +52,15 @@ def _choice(slot: Slot) -> Dict[str, Any]:
 
 
 def _header(slot: Slot) -> str:
+    if slot.kind == "time_range" and not slot.term:
+        return "Period"
     text = slot.term or (slot.kind.capitalize() if slot.kind else "Meaning")
     return text if len(text) <= HEADER_MAX else text[: HEADER_MAX - 1] + "\u2026"
 
 
 def _fallback_question(slot: Slot) -> str:
+    if slot.kind == "time_range":
+        return "For which period?"
     if slot.term:
         return f'When you say "{slot.term}", do you mean:'
     return "Which meaning do you mean:"

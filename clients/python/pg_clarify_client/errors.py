@@ -40,9 +40,24 @@ class Option:
         )
 
 
+Range = Tuple[Optional[str], Optional[str]]
+
+
+def _range(data: Any) -> Optional[Range]:
+    """A ``{"start", "end"}`` range as (start, end) ISO texts, ``None`` for an open side."""
+    if not isinstance(data, Mapping):
+        return None
+    return (_text(data.get("start")), _text(data.get("end")))
+
+
 @dataclass(frozen=True)
 class Slot:
-    """One governed meaning the statement read that the gate could not accept."""
+    """One governed meaning the statement read that the gate could not accept.
+
+    A ``time_range`` slot is about the period of a dated measure: ``measure`` names it,
+    ``options`` are the time windows to choose from, and ``expected_range`` / ``actual_range``
+    hold the periods compared (``expected`` and ``actual`` stay ``None``).
+    """
 
     kind: Optional[str]
     term: Optional[str]
@@ -54,6 +69,11 @@ class Slot:
     default: Optional[str]
     expected: Optional[str]
     actual: Optional[str]
+    impact: Optional[str] = None
+    measure: Optional[str] = None
+    window: Optional[str] = None
+    expected_range: Optional[Range] = None
+    actual_range: Optional[Range] = None
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> "Slot":
@@ -75,6 +95,11 @@ class Slot:
             default=_text(data.get("default")),
             expected=_text(data.get("expected")),
             actual=_text(data.get("actual")),
+            impact=_text(data.get("impact")),
+            measure=_text(data.get("measure")),
+            window=_text(data.get("window")),
+            expected_range=_range(data.get("expected")),
+            actual_range=_range(data.get("actual")),
         )
 
 
