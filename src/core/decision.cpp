@@ -1,4 +1,5 @@
 #include "decision.hpp"
+#include "grain.hpp"
 #include "rules.hpp"
 
 #include <algorithm>
@@ -35,7 +36,8 @@ void merge_slot(std::vector<Slot> &slots, Slot slot, const std::string &column) 
 }  // namespace
 
 Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
-                const std::vector<const GovernedColumn *> &read) {
+                const std::vector<const GovernedColumn *> &read,
+                const std::vector<AggregateUse> &aggregates) {
     detail::Rules rules(catalog, ctx, record);
     Decision decision;
     for (const GovernedColumn *column : read) {
@@ -54,6 +56,8 @@ Decision decide(const Catalog &catalog, const AgentContext &ctx, const Resolutio
         for (const std::string &id : column->concept_ids)
             merge_slot(decision.slots, rules.diagnose(id), column->name);
     }
+    for (Slot &s : grain_slots(catalog, rules, aggregates, decision.covered))
+        decision.slots.push_back(std::move(s));
     decision.state = State::Resolved;
     for (const Slot &s : decision.slots)
         if (decision.state == State::Resolved || s.state < decision.state) decision.state = s.state;

@@ -28,18 +28,36 @@ json options_json(const Catalog &catalog, const std::vector<std::string> &ids) {
     return list;
 }
 
+const char *kind_of(const Slot &s) {
+    switch (s.check) {
+        case SlotCheck::Fanout:
+            return "fanout";
+        case SlotCheck::Additivity:
+            return "additivity";
+        case SlotCheck::Meaning:
+            break;
+    }
+    return to_string(s.kind);
+}
+
 json slot_json(const Catalog &catalog, const Slot &s) {
     json o = json::object();
-    o["kind"] = to_string(s.kind);
+    o["kind"] = kind_of(s);
     o["term"] = text_or_null(s.term);
     o["state"] = to_string(s.state);
     o["reason"] = s.reason;
-    o["question"] = s.question;
+    // A grain slot asks the agent to rewrite, not the user to choose.
+    o["question"] = text_or_null(s.question);
     o["options"] = options_json(catalog, s.options);
     o["columns"] = s.columns;
     o["default"] = text_or_null(s.default_concept);
     o["expected"] = text_or_null(s.expected);
     o["actual"] = text_or_null(s.actual);
+    if (s.check == SlotCheck::Fanout) o["via"] = s.via;
+    if (s.check == SlotCheck::Additivity) {
+        o["aggregate"] = s.aggregate;
+        o["allowed"] = s.allowed;
+    }
     return o;
 }
 
@@ -143,6 +161,9 @@ std::string message_for(const Catalog &catalog, const Decision &d) {
                    " than the one resolved: " + s.reason + more;
         case State::Unverified:
             return "the resolution of " + term + " could not be verified: " + s.reason + more;
+        case State::Grain:
+            return "the statement aggregates " + term +
+                   " in a way its definition does not allow: " + s.reason + more;
         case State::Resolved:
         case State::AuditUnavailable:
             break;
@@ -154,8 +175,10 @@ std::string message_for(const Catalog &catalog, const Decision &d) {
 std::string hint_text(const Catalog &catalog, const Decision &d) {
     std::string out;
     for (const Slot &s : d.slots) {
+        const std::string &said = s.check == SlotCheck::Meaning ? s.question : s.advice;
+        if (said.empty()) continue;
         if (!out.empty()) out += " ";
-        out += s.question;
+        out += said;
         if (!s.options.empty()) out += " " + options_sentence(catalog, s.options) + "?";
     }
     return one_line(out);

@@ -312,6 +312,7 @@ std::string check_statement(const char *sql) {
     PlannedCheck planned = {};
     pg_guard([&] { plan_restricted(&planned, sql); });
     GovernedReads read;
+    std::vector<AggregateUse> aggregates;
     if (planned.has_copy_reads) {
         check_copy_privileges(planned.copy_relation, planned.copy_selected);
         read = governed_reads(*catalog, planned.copy_reads);
@@ -319,11 +320,13 @@ std::string check_statement(const char *sql) {
     for (int i = 0; i < pg_guard([&] { return list_length(planned.stmts); }); ++i) {
         PlannedStmt *stmt = static_cast<PlannedStmt *>(list_nth(planned.stmts, i));
         check_plan_privileges(stmt);
-        for (const GovernedColumn *c : plan_governed_reads(*catalog, stmt))
+        PlanFacts facts = plan_facts(*catalog, stmt);
+        for (const GovernedColumn *c : facts.read)
             if (std::find(read.begin(), read.end(), c) == read.end()) read.push_back(c);
+        aggregates.insert(aggregates.end(), facts.aggregates.begin(), facts.aggregates.end());
     }
     const ResolutionRecord &record = current_record();
-    Decision decision = decide(*catalog, agent_context(*catalog), record, read);
+    Decision decision = decide(*catalog, agent_context(*catalog), record, read, aggregates);
     return check_json(*catalog, decision, record.question_id, session_is_gated(), !read.empty());
 }
 

@@ -116,6 +116,7 @@ struct DecisionCache {
     Oid session = InvalidOid, outer = InvalidOid;
     Timestamp valid_from = 0, valid_until = 0;  // when the decision holds (clock steps back)
     std::vector<const GovernedColumn *> read;
+    std::vector<AggregateUse> aggregates;
     Decision decision;
     AuditRecord audit;   // without the per-statement facts
     uint64 refresh = 0;  // counts the times it was filled
@@ -124,7 +125,8 @@ DecisionCache cached;
 
 // Step 1, decide: the cached decision, decided again when anything it depends on moved.
 const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog_ptr,
-                                   const GovernedReads &read) {
+                                   const GovernedReads &read,
+                                   const std::vector<AggregateUse> &aggregates) {
     const Catalog &catalog = *catalog_ptr;
     struct Key {
         Oid session, outer;
@@ -135,11 +137,12 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.membership_generation == membership_generation() &&
                cached.record_generation == record_generation() && cached.session == key.session &&
                cached.outer == key.outer && cached.valid_from <= key.now &&
-               key.now < cached.valid_until && cached.read == read;
+               key.now < cached.valid_until && cached.read == read &&
+               cached.aggregates == aggregates;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
-    cached.decision = decide(catalog, ctx, record, read);
+    cached.decision = decide(catalog, ctx, record, read, aggregates);
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
     cached.audit = audit_record_of(catalog, cached.decision, record);
     cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
@@ -154,6 +157,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.valid_from = key.now;
     cached.valid_until = catalog.next_change_after(key.now);
     cached.read = read;
+    cached.aggregates = aggregates;
     ++cached.refresh;
     return cached;
 }
@@ -294,8 +298,9 @@ const LastDecision &last_decision() {
 }
 
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
-                      const PlannedStmt *stmt, const char *source) {
-    const DecisionCache &decided = decide_cached(catalog, read);
+                      const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
+                      const char *source) {
+    const DecisionCache &decided = decide_cached(catalog, read, aggregates);
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);

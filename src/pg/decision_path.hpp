@@ -14,7 +14,8 @@ namespace clarify::pg {
 // Decides one statement for a gated session and audits the decision (sync: committed before
 // anything else happens); throws ReportedError on rejection or when the audit failed.
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
-                      const PlannedStmt *stmt, const char *source);
+                      const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
+                      const char *source);
 
 // The session's most recent decision, as the audit received it.
 struct LastDecision {

@@ -50,15 +50,16 @@ void gate_range_table(List *range_table) {
         starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
     if (stmt) {
         if (starting_explain_only) return;  // plain EXPLAIN reads nothing
-        std::shared_ptr<const GovernedReads> read = cached_plan_reads(catalog, stmt);
-        if (read && !read->empty()) decide_statement(catalog, *read, stmt, starting_text);
+        std::shared_ptr<const PlanFacts> facts = cached_plan_facts(catalog, stmt);
+        if (facts && !facts->read.empty())
+            decide_statement(catalog, facts->read, facts->aggregates, stmt, starting_text);
         return;
     }
     bool *watched = watched_entries(*catalog, range_table);
     if (!watched) return;
     ReadSet reads = pg_guard([&] { return range_table_read_set(range_table, watched); });
     GovernedReads read = governed_reads(*catalog, reads);
-    if (!read.empty()) decide_statement(catalog, read, nullptr, debug_query_string);
+    if (!read.empty()) decide_statement(catalog, read, {}, nullptr, debug_query_string);
 }
 
 void clarify_executor_start(QueryDesc *query_desc, int eflags) {

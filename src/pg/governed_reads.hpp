@@ -4,6 +4,7 @@
 
 #include "pg.hpp"
 #include "catalog.hpp"
+#include "decision.hpp"
 #include "read_set.hpp"
 
 #include <memory>
@@ -13,13 +14,19 @@ namespace clarify::pg {
 
 using GovernedReads = std::vector<const GovernedColumn *>;
 
+// What a plan reads and how it aggregates it: both computed once per plan, cached together.
+struct PlanFacts {
+    GovernedReads read;
+    std::vector<AggregateUse> aggregates;  // over governed columns (grain_walk.hpp)
+};
+
 // Which range table entries are governed relations; nullptr when none is (the common case).
 bool *watched_entries(const Catalog &catalog, List *range_table);
 // The governed columns among reads, and among what a plan reads (traced from its output).
 GovernedReads governed_reads(const Catalog &catalog, ReadSet reads);
-GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt);
-// plan_governed_reads through the plan cache; nullptr when the plan touches no governed relation.
-std::shared_ptr<const GovernedReads> cached_plan_reads(
-    const std::shared_ptr<const Catalog> &catalog, PlannedStmt *stmt);
+PlanFacts plan_facts(const Catalog &catalog, PlannedStmt *stmt);
+// plan_facts through the plan cache; nullptr when the plan touches no governed relation.
+std::shared_ptr<const PlanFacts> cached_plan_facts(const std::shared_ptr<const Catalog> &catalog,
+                                                   PlannedStmt *stmt);
 
 }  // namespace clarify::pg
