@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The README's demo runs to the end without a terminal and shows the conversation: the three
-# revenue options, the QC001, QC002 and QC004 moments, and the audit trail.
+# revenue options, the QC001, QC002, QC004 and QC006 moments, and the audit trail.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 8
+plan 10
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)
 rc=$?
 check "./scripts/demo </dev/null exits 0" test "$rc" -eq 0
@@ -15,5 +15,7 @@ contains "it offers Recognized revenue" "$out" "3. Recognized revenue - Revenue 
 contains "the ambiguous question is refused with QC001" "$out" "SQLSTATE QC001 AMBIGUOUS"
 contains "the dead default is refused with QC002" "$out" "SQLSTATE QC002 UNSUPPORTED"
 contains "the forged confirmation is refused with QC004" "$out" "SQLSTATE QC004 UNVERIFIED"
+contains "the fan-out join is refused with QC006" "$out" "SQLSTATE QC006 GRAIN"
+contains "the rewritten query answers" "$out" "-> allowed: 31650.00 (Booked revenue, each order counted once)"
 contains "the audit trail is shown" "$out" "q_1046   | rejected | UNVERIFIED"
 finish
