@@ -95,6 +95,9 @@ INSERT INTO public.grain_shapes VALUES
  (26, 'GRAIN', 'sum of a non-additive measure', $$SELECT sum(conversion_rate) FROM shop.rates$$),
  (27, 'GRAIN', 'fan-out of a partitioned table', $$SELECT sum(r.amount) FROM shop.region_sales r JOIN shop.order_lines l ON l.order_id = r.id$$),
  (28, 'GRAIN', 'self-join on a non-key column', $$SELECT sum(a.booked_amount) FROM shop.orders a JOIN shop.orders b ON b.customer_id = a.customer_id$$),
+ (29, 'GRAIN', 'whole-row reference', $$SELECT sum((o).booked_amount) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id$$),
+ (30, 'GRAIN', 'whole row through a subquery', $$SELECT sum((s.o).booked_amount) FROM (SELECT o, l.id FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id OFFSET 0) s$$),
+ (31, 'GRAIN', 'snapshot measure in a window across snapshots', $$SELECT account_id, sum(balance) OVER (PARTITION BY account_id) FROM shop.balances$$),
 -- Safe shapes: they run.
  (101, 'ok', 'join to a primary key', $$SELECT sum(o.booked_amount) FROM shop.orders o JOIN shop.customers c ON c.id = o.customer_id$$),
  (102, 'ok', 'many side summed over a join to its parent', $$SELECT sum(l.line_amount) FROM shop.order_lines l JOIN shop.orders o ON o.id = l.order_id$$),
@@ -127,7 +130,9 @@ INSERT INTO public.grain_shapes VALUES
  (129, 'ok', 'plain aggregate, no join', $$SELECT sum(booked_amount), avg(booked_amount) FROM shop.orders$$),
  (130, 'ok', 'aggregate in a scalar subquery joined to a key', $$SELECT (SELECT sum(o.booked_amount) FROM shop.orders o JOIN shop.customers c ON c.id = o.customer_id)$$),
  (131, 'ok', 'UNION ALL of safe aggregates', $$SELECT sum(booked_amount) FROM shop.orders UNION ALL SELECT sum(line_amount) FROM shop.order_lines$$),
- (132, 'ok', 'GROUP BY the one side', $$SELECT o.id, sum(l.line_amount) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id GROUP BY o.id$$);
+ (132, 'ok', 'GROUP BY the one side', $$SELECT o.id, sum(l.line_amount) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id GROUP BY o.id$$),
+ (133, 'ok', 'snapshot measure in a window per snapshot date', $$SELECT account_id, sum(balance) OVER (PARTITION BY snapshot_date) FROM shop.balances$$),
+ (134, 'ok', 'LEFT JOIN to a primary key', $$SELECT sum(o.booked_amount) FROM shop.orders o LEFT JOIN shop.customers c ON c.id = o.customer_id$$);
 
 -- Every shape, run by the agent. Both ways: no fan-out runs, no safe shape is refused.
 SET ROLE regress_agent;
@@ -136,7 +141,8 @@ SELECT count(*) AS shapes, count(*) FILTER (WHERE gate_state(sql) <> expect) AS 
 FROM public.grain_shapes;
 RESET ROLE;
 
--- The same decisions under every join method the planner may choose.
+-- The same decisions under every join method the planner may choose, and in parallel plans
+-- (partial aggregates below a Gather).
 SET ROLE regress_agent;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
@@ -149,6 +155,22 @@ SET enable_hashjoin = on;
 SET enable_indexscan = off;
 SET enable_bitmapscan = off;
 SELECT 'hash joins, no index scans' AS plans, count(*) FILTER (WHERE gate_state(sql) <> expect) AS wrong FROM public.grain_shapes;
+RESET ALL;
+RESET ROLE;
+DO $$
+DECLARE t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['customers', 'orders', 'order_lines', 'payments', 'order_channels',
+                             'order_codes', 'order_refs', 'balances', 'rates', 'region_sales_eu',
+                             'region_sales_us'] LOOP
+        EXECUTE format('ALTER TABLE shop.%I SET (parallel_workers = 2)', t);
+    END LOOP;
+END $$;
+SET ROLE regress_agent;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT 'parallel plans' AS plans, count(*) FILTER (WHERE gate_state(sql) <> expect) AS wrong FROM public.grain_shapes;
 RESET ALL;
 
 -- What the agent receives: a fanout slot naming the join, the HINT saying how to rewrite.

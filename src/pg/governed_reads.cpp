@@ -72,8 +72,13 @@ std::vector<AggregateUse> governed_aggregates(const Catalog &catalog, AggregateF
     std::vector<AggregateUse> out;
     for (int i = 0; i < facts.count; ++i) {
         const AggregateFact &f = facts.facts[i];
-        ColumnKey key{f.relation, f.attnum};
-        if (!catalog.column(key)) continue;
+        std::vector<ColumnKey> keys;
+        if (f.attnum == 0) {
+            for (const GovernedColumn *c : catalog.columns_of(f.relation)) keys.push_back(c->key);
+        } else if (catalog.column(ColumnKey{f.relation, f.attnum})) {
+            keys.push_back(ColumnKey{f.relation, f.attnum});
+        }
+        if (keys.empty()) continue;
         struct Function {
             char *name;
             bool builtin;
@@ -83,7 +88,6 @@ std::vector<AggregateUse> governed_aggregates(const Catalog &catalog, AggregateF
             return Function{get_func_name(fn), get_func_namespace(fn) == PG_CATALOG_NAMESPACE};
         });
         AggregateUse use;
-        use.column = key;
         use.aggregate = function.name ? function.name : "";
         use.builtin = function.builtin;
         use.distinct = f.distinct;
@@ -93,7 +97,10 @@ std::vector<AggregateUse> governed_aggregates(const Catalog &catalog, AggregateF
                 use.via.push_back(std::move(name));
         }
         use.per_value.assign(f.per_value, f.per_value + f.n_per_value);
-        if (std::find(out.begin(), out.end(), use) == out.end()) out.push_back(std::move(use));
+        for (ColumnKey key : keys) {
+            use.column = key;
+            if (std::find(out.begin(), out.end(), use) == out.end()) out.push_back(use);
+        }
     }
     return out;
 }

@@ -87,7 +87,8 @@ void add_fact(Trace *t, const AggregateFact &fact) {
 // The column's scan: record the aggregate with the joins on its way that may repeat its rows.
 void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     RangeTblEntry *rte = rt_fetch(scan->scanrelid, t->stmt->rtable);
-    if (rte->rtekind != RTE_RELATION || attnum <= 0 || !t->watched[scan->scanrelid - 1]) return;
+    // attnum 0: a whole-row reference reads every column (sum((o).amount) is sum(o.amount)).
+    if (rte->rtekind != RTE_RELATION || attnum < 0 || !t->watched[scan->scanrelid - 1]) return;
     constexpr int kRoom = 8;
     AggregateFact fact = {};
     fact.relation = rte->relid;
@@ -126,8 +127,9 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
     }
     if (var->varlevelsup != 0) return;
     if (grain::is_relation_scan(plan)) {
-        AttrNumber attnum = grain::scan_column((Scan *)plan, var);
-        if (attnum > 0) reach_scan(t, (Scan *)plan, attnum);
+        Scan *scan = (Scan *)plan;
+        AttrNumber attnum = grain::scan_column(scan, var);
+        if (var->varno == (int)scan->scanrelid || attnum > 0) reach_scan(t, scan, attnum);
         return;
     }
     if (grain::is_join(plan)) {
