@@ -622,6 +622,27 @@ CREATE TRIGGER concepts_grain_check
     BEFORE INSERT OR UPDATE OF kind, additivity, allowed_aggregates ON clarify.concepts
     FOR EACH ROW EXECUTE FUNCTION clarify.concepts_grain_check();
 
+-- Which aggregates a measure allows is part of what it means: changing it gives a new version,
+-- like any other change of meaning or usability.
+CREATE OR REPLACE FUNCTION clarify.concepts_bump_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- An UPDATE that sets version itself (e.g. a restore or a deliberate correction) is obeyed.
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.kind, NEW.label, NEW.description, NEW.owner, NEW.status, NEW.available,
+            NEW.aliases, NEW.valid_from, NEW.valid_until, NEW.additivity, NEW.allowed_aggregates)
+           IS DISTINCT FROM
+           (OLD.kind, OLD.label, OLD.description, OLD.owner, OLD.status, OLD.available,
+            OLD.aliases, OLD.valid_from, OLD.valid_until, OLD.additivity, OLD.allowed_aggregates)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
 CREATE FUNCTION clarify.concept_columns_snapshot_check() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path = pg_catalog, pg_temp

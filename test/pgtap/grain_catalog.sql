@@ -1,7 +1,7 @@
 -- Grain declarations (docs/dba-guide.md, "Grain"): declared unique keys, additivity, allowed
 -- aggregates and snapshot columns the gate could not apply are refused and change nothing.
 BEGIN;
-SELECT plan(24);
+SELECT plan(26);
 
 CREATE SCHEMA regress_shop;
 CREATE TABLE regress_shop.orders (id int PRIMARY KEY, order_date date, amount numeric, gone int);
@@ -82,6 +82,12 @@ SELECT is(
        FROM clarify.concepts WHERE id LIKE '%.regress_%'),
     'dim.regress_country additive -; metric.regress_amount additive {sum,avg}; metric.regress_balance semi_additive -',
     'refused updates changed nothing');
+-- How a measure may be aggregated is part of its meaning: the audit's concept version moves.
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_amount'), 2,
+          'changing allowed_aggregates gives a new version');
+UPDATE clarify.concepts SET additivity = 'non_additive' WHERE id = 'metric.regress_amount';
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_amount'), 3,
+          'changing additivity gives a new version');
 
 -- snapshot_column
 SELECT lives_ok(
