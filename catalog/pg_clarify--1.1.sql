@@ -1217,3 +1217,219 @@ COMMENT ON FUNCTION clarify.terms_impact_check() IS
 CREATE TRIGGER terms_impact_check
     BEFORE INSERT OR UPDATE OF impact ON clarify.terms
     FOR EACH ROW EXECUTE FUNCTION clarify.terms_impact_check();
+
+--------------------------------------------------------------------------------------------------
+-- Grain: how a governed measure may be aggregated (QC006)
+--------------------------------------------------------------------------------------------------
+
+-- A measure's additivity says which aggregates give a true number (docs/dba-guide.md, "Grain"):
+-- a balance summed across snapshots or a ratio summed at all is a confident, wrong answer.
+-- clarify.eligible(concepts) depends on the row type, which cannot change under it: it is
+-- created again, unchanged, once the columns are added.
+DROP FUNCTION clarify.eligible(clarify.concepts);
+ALTER TABLE clarify.concepts
+    ADD COLUMN additivity text NOT NULL DEFAULT 'additive',
+    ADD COLUMN allowed_aggregates text[];
+ALTER TABLE clarify.concepts
+    ADD CONSTRAINT concepts_additivity_check
+        CHECK (additivity IN ('additive', 'semi_additive', 'non_additive'));
+
+COMMENT ON COLUMN clarify.concepts.additivity IS
+    'additive (may be summed), semi_additive (summed only per snapshot: group by or fix the snapshot column) or non_additive (never summed). Metrics only.';
+COMMENT ON COLUMN clarify.concepts.allowed_aggregates IS
+    'When not NULL, the only aggregate functions (by name) that may aggregate this metric.';
+
+CREATE FUNCTION clarify.eligible(c clarify.concepts) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN c.status = 'approved'
+       AND c.available
+       AND (c.valid_from IS NULL OR c.valid_from <= pg_catalog.now())
+       AND (c.valid_until IS NULL OR pg_catalog.now() < c.valid_until);
+
+COMMENT ON FUNCTION clarify.eligible(clarify.concepts) IS
+    'True when the concept may be used right now: approved, available, and inside its validity period.';
+GRANT EXECUTE ON FUNCTION clarify.eligible(clarify.concepts) TO PUBLIC;
+
+ALTER TABLE clarify.concept_columns ADD COLUMN snapshot_column name;
+
+COMMENT ON COLUMN clarify.concept_columns.snapshot_column IS
+    'For a semi_additive metric: the column of the same relation that dates each snapshot.';
+
+-- The gate trusts these declarations, so one it cannot apply is refused when written.
+CREATE FUNCTION clarify.concepts_grain_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    entry text;
+BEGIN
+    IF NEW.kind <> 'metric' AND (NEW.additivity <> 'additive' OR NEW.allowed_aggregates IS NOT NULL)
+    THEN
+        RAISE EXCEPTION 'concept "%" is a %: additivity and allowed_aggregates describe metrics only',
+                        NEW.id, NEW.kind
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.allowed_aggregates IS NOT NULL THEN
+        IF pg_catalog.cardinality(NEW.allowed_aggregates) = 0 THEN
+            RAISE EXCEPTION 'allowed_aggregates of concept "%" is empty: use NULL to allow every aggregate',
+                            NEW.id
+                USING ERRCODE = 'check_violation';
+        END IF;
+        FOREACH entry IN ARRAY NEW.allowed_aggregates LOOP
+            IF entry IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_proc p
+                                             WHERE p.proname = entry AND p.prokind = 'a') THEN
+                RAISE EXCEPTION 'allowed_aggregates of concept "%": "%" is not an aggregate function',
+                                NEW.id, coalesce(entry, 'NULL')
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        END LOOP;
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.additivity <> 'semi_additive'
+       AND EXISTS (SELECT 1 FROM clarify.concept_columns cc
+                    WHERE cc.concept_id = NEW.id AND cc.snapshot_column IS NOT NULL) THEN
+        RAISE EXCEPTION 'concept "%" has snapshot columns: only a semi_additive metric can have them',
+                        NEW.id
+            USING ERRCODE = 'check_violation',
+                  HINT = 'Set snapshot_column to NULL in clarify.concept_columns first.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concepts_grain_check() IS
+    'Refuses additivity on a dimension, allowed_aggregates entries that are not aggregates, and snapshot columns on a concept that is not semi_additive.';
+
+CREATE TRIGGER concepts_grain_check
+    BEFORE INSERT OR UPDATE OF kind, additivity, allowed_aggregates ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify.concepts_grain_check();
+
+-- Which aggregates a measure allows is part of what it means: changing it gives a new version,
+-- like any other change of meaning or usability.
+CREATE OR REPLACE FUNCTION clarify.concepts_bump_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- An UPDATE that sets version itself (e.g. a restore or a deliberate correction) is obeyed.
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.kind, NEW.label, NEW.description, NEW.owner, NEW.status, NEW.available,
+            NEW.aliases, NEW.valid_from, NEW.valid_until, NEW.additivity, NEW.allowed_aggregates)
+           IS DISTINCT FROM
+           (OLD.kind, OLD.label, OLD.description, OLD.owner, OLD.status, OLD.available,
+            OLD.aliases, OLD.valid_from, OLD.valid_until, OLD.additivity, OLD.allowed_aggregates)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE FUNCTION clarify.concept_columns_snapshot_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    concept_additivity text;
+BEGIN
+    IF NEW.snapshot_column IS NULL THEN
+        RETURN NEW;
+    END IF;
+    SELECT c.additivity INTO concept_additivity FROM clarify.concepts c WHERE c.id = NEW.concept_id;
+    IF concept_additivity IS DISTINCT FROM 'semi_additive' THEN
+        RAISE EXCEPTION 'concept "%" is not semi_additive: only a semi_additive metric has a snapshot column',
+                        NEW.concept_id
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                    WHERE a.attrelid = NEW.relation AND a.attname = NEW.snapshot_column
+                      AND a.attnum > 0 AND NOT a.attisdropped) THEN
+        RAISE EXCEPTION 'snapshot column "%" does not exist in relation "%"',
+                        NEW.snapshot_column, NEW.relation
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concept_columns_snapshot_check() IS
+    'Refuses a snapshot column that is not in the relation, or on a concept that is not semi_additive.';
+
+CREATE TRIGGER concept_columns_snapshot_check
+    BEFORE INSERT OR UPDATE OF relation, snapshot_column ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify.concept_columns_snapshot_check();
+
+-- Keys a DBA vouches for where no constraint proves them (warehouses load without constraints):
+-- a join to such a key does not repeat the rows of the other side.
+CREATE TABLE clarify.unique_keys (
+    relation    regclass NOT NULL,
+    columns     name[] NOT NULL,
+    approved_by text NOT NULL,
+    note        text NOT NULL DEFAULT '',
+    approved_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (relation, columns),
+    CONSTRAINT unique_keys_approved_by_check CHECK (approved_by ~ '[^[:space:]]')
+);
+
+COMMENT ON TABLE clarify.unique_keys IS
+    'Column sets declared unique where no unique index or primary key proves it; the gate trusts them when it checks that a join does not repeat rows.';
+COMMENT ON COLUMN clarify.unique_keys.approved_by IS 'The person or body who vouches for the key.';
+
+CREATE FUNCTION clarify.unique_keys_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel_kind "char";
+    rel_name text;
+    col      name;
+BEGIN
+    IF NEW.relation IS NULL OR NEW.columns IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    SELECT c.relkind, pg_catalog.format('%s.%s', n.nspname, c.relname)
+      INTO rel_kind, rel_name
+      FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = NEW.relation;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'relation with OID % does not exist', NEW.relation::oid
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    IF rel_kind NOT IN ('r', 'p', 'm', 'f') THEN
+        RAISE EXCEPTION 'relation "%" is not a table, materialized view or foreign table', rel_name
+            USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF pg_catalog.cardinality(NEW.columns) = 0 THEN
+        RAISE EXCEPTION 'a unique key of "%" needs at least one column', rel_name
+            USING ERRCODE = 'check_violation';
+    END IF;
+    FOREACH col IN ARRAY NEW.columns LOOP
+        IF col IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                                       WHERE a.attrelid = NEW.relation AND a.attname = col
+                                         AND a.attnum > 0 AND NOT a.attisdropped) THEN
+            RAISE EXCEPTION 'column "%" does not exist in relation "%"', coalesce(col, 'NULL'), rel_name
+                USING ERRCODE = 'undefined_column';
+        END IF;
+    END LOOP;
+    IF NEW.approved_by IS NULL OR NEW.approved_by !~ '[^[:space:]]' THEN
+        RAISE EXCEPTION 'unique key of "%" must name who approved it (approved_by is empty)', rel_name
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.unique_keys_check() IS
+    'Refuses a declared key on a relation or column that does not exist, or without an approver.';
+
+CREATE TRIGGER unique_keys_check
+    BEFORE INSERT OR UPDATE ON clarify.unique_keys
+    FOR EACH ROW EXECUTE FUNCTION clarify.unique_keys_check();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.unique_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+
+REVOKE ALL ON clarify.unique_keys FROM PUBLIC;
+REVOKE ALL ON FUNCTION clarify.concepts_grain_check(), clarify.concept_columns_snapshot_check(),
+    clarify.unique_keys_check() FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('clarify.unique_keys', '');

@@ -11,7 +11,7 @@ import psycopg
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "clients", "python"))
 from pg_clarify_client import (  # noqa: E402
-    Binding, ClarificationRequired, GateError, GatedSession, ResolutionRecord,
+    Binding, ClarificationRequired, GateError, GatedSession, GrainViolation, ResolutionRecord,
     as_choice_question, confirm)
 
 # What the agent knows about the schema: which column carries which meaning.
@@ -211,7 +211,34 @@ def main():
     table(rows, ["channel", "invoiced revenue"])
     admin.execute("ALTER ROLE agent RESET pg_clarify.assume_below")
 
-    section("8. The audit trail of this conversation (read by the DBA; agents cannot)")
+
+    section('8. "Booked revenue of invoiced orders, Germany, last quarter" -- a join that may '
+            'repeat orders')
+    record = ResolutionRecord("q_1048", "Show booked revenue of invoiced orders for Germany "
+                              "last quarter",
+                              (Binding("revenue", "metric.booked_revenue", "explicit"),))
+    agent.attach(record)
+    period = "o.customer_country = %s AND o.order_date >= %s AND o.order_date < %s"
+    joined = ("SELECT sum(o.booked_amount) FROM sales.orders o "
+              f"JOIN sales.invoices i ON i.order_id = o.id WHERE {period}")
+    shown = (repr("Germany"), repr(LAST_QUARTER[0]), repr(LAST_QUARTER[1]))
+    say(f"  agent record: {record.to_json()}")
+    say(f"  agent SQL:    {joined % shown}")
+    try:
+        agent.run(joined, ("Germany", *LAST_QUARTER))
+        raise SystemExit("the gate let a fan-out through")
+    except GrainViolation as grain:
+        show_rejection(grain)
+        say(f"     joins that may repeat rows: {', '.join(grain.fanouts[0].via)} "
+            "(nothing says an order has one invoice)")
+    rewritten = ("SELECT sum(o.booked_amount) FROM sales.orders o WHERE EXISTS "
+                 f"(SELECT 1 FROM sales.invoices i WHERE i.order_id = o.id) AND {period}")
+    say("  the agent rewrites as the hint says (no question for the user):")
+    say(f"  agent SQL:    {rewritten % shown}")
+    rows = agent.run(rewritten, ("Germany", *LAST_QUARTER))
+    say(f"  -> allowed: {rows[0][0]} (Booked revenue, each order counted once)")
+
+    section("9. The audit trail of this conversation (read by the DBA; agents cannot)")
     table(dba.execute(
         "SELECT question_id, decision, state, "
         "coalesce((SELECT string_agg(DISTINCT b->>'source', ', ') FROM jsonb_array_elements(bindings) b), '') AS sources, "

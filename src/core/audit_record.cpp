@@ -198,7 +198,7 @@ AuditView decode_view(std::string_view bytes) {
     a.allowed = r.get<std::uint8_t>() != 0;
     a.sync = r.get<std::uint8_t>() != 0;
     auto state = r.get<std::uint8_t>();
-    if (state > static_cast<std::uint8_t>(State::Unverified))
+    if (state > static_cast<std::uint8_t>(State::Grain))
         throw AuditFormatError("audit entry with an unknown state");
     a.state = static_cast<State>(state);
     a.record_hash = r.hash();

@@ -46,6 +46,25 @@ std::optional<ConceptStatus> parse_status(const std::string &text) {
     return std::nullopt;
 }
 
+const char *to_string(Additivity additivity) {
+    switch (additivity) {
+        case Additivity::Additive:
+            return "additive";
+        case Additivity::SemiAdditive:
+            return "semi_additive";
+        case Additivity::NonAdditive:
+            return "non_additive";
+    }
+    return "additive";
+}
+
+std::optional<Additivity> parse_additivity(const std::string &text) {
+    if (text == "additive") return Additivity::Additive;
+    if (text == "semi_additive") return Additivity::SemiAdditive;
+    if (text == "non_additive") return Additivity::NonAdditive;
+    return std::nullopt;
+}
+
 std::vector<std::string> parse_aliases(const std::string &json_array) {
     nlohmann::json parsed = nlohmann::json::parse(json_array, nullptr, false);
     if (parsed.is_discarded()) throw std::invalid_argument("aliases are not JSON: " + json_array);
@@ -135,11 +154,15 @@ void Catalog::add_approval(Approval approval) {
     approvals_[q].push_back(std::move(approval));
 }
 
-void Catalog::add_column(ColumnKey key, const std::string &name, const std::string &concept_id) {
+void Catalog::add_column(ColumnKey key, const std::string &name, const std::string &concept_id,
+                         std::int16_t snapshot_attnum, const std::string &snapshot_column) {
     GovernedColumn &column = columns_[key];
     if (column.concept_ids.empty()) relation_columns_[key.relation].push_back(key);
+    column.key = key;
     column.name = name;
     column.relation = key.relation;
+    if (snapshot_attnum > 0 && !column.snapshot_of(concept_id))
+        column.snapshots.push_back({concept_id, snapshot_attnum, snapshot_column});
     if (std::find(column.concept_ids.begin(), column.concept_ids.end(), concept_id) ==
         column.concept_ids.end())
         column.concept_ids.push_back(concept_id);
@@ -186,6 +209,18 @@ void Catalog::finalize() {
         for (const Approval &a : entry.second) note(a.expires_at);
     std::sort(times.begin(), times.end());
     change_times_ = std::move(times);
+}
+
+void Catalog::add_unique_key(std::uint32_t relation, std::vector<std::int16_t> attnums) {
+    std::sort(attnums.begin(), attnums.end());
+    attnums.erase(std::unique(attnums.begin(), attnums.end()), attnums.end());
+    if (!attnums.empty()) unique_keys_[relation].push_back(std::move(attnums));
+}
+
+const std::vector<std::vector<std::int16_t>> &Catalog::unique_keys(std::uint32_t relation) const {
+    static const std::vector<std::vector<std::int16_t>> none;
+    auto it = unique_keys_.find(relation);
+    return it == unique_keys_.end() ? none : it->second;
 }
 
 Timestamp Catalog::next_change_after(Timestamp now) const {

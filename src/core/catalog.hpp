@@ -22,11 +22,24 @@ struct TimePolicy {
 
 // A governed column as read by a statement: where it is and what it may mean.
 struct GovernedColumn {
+    ColumnKey key;
     std::string name;  // "schema.table.column", for payloads and the audit
     std::vector<std::string> concept_ids;
     std::uint32_t relation = 0;
     std::vector<TimePolicy> time_policies;  // one per concept that dates this column
     const TimePolicy *time_policy(const std::string &concept_id) const;
+    // Per concept of a semi-additive metric: the column of the same relation dating snapshots.
+    struct Snapshot {
+        std::string concept_id;
+        std::int16_t attnum = 0;
+        std::string column;
+    };
+    std::vector<Snapshot> snapshots;
+    const Snapshot *snapshot_of(const std::string &concept_id) const {
+        for (const Snapshot &s : snapshots)
+            if (s.concept_id == concept_id) return &s;
+        return nullptr;
+    }
 };
 
 class Catalog {
@@ -36,11 +49,14 @@ class Catalog {
     void add_term(const std::string &term, const std::string &concept_id);
     void add_default(Default def);
     void add_approval(Approval approval);
-    void add_column(ColumnKey key, const std::string &name, const std::string &concept_id);
+    void add_column(ColumnKey key, const std::string &name, const std::string &concept_id,
+                    std::int16_t snapshot_attnum = 0, const std::string &snapshot_column = "");
     // Dates the measure in `key` (added first with add_column) for one of its concepts.
     void add_time_policy(ColumnKey key, TimePolicy policy);
     // A term's impact: the highest its rows give (High when none says).
     void set_impact(const std::string &term, Impact impact);
+    // A column set declared unique (clarify.unique_keys), by attribute numbers.
+    void add_unique_key(std::uint32_t relation, std::vector<std::int16_t> attnums);
     void finalize();
 
     const Concept *concept(const std::string &id) const;
@@ -58,6 +74,8 @@ class Catalog {
     // Every governed column of a relation (what a whole-row reference reads).
     std::vector<const GovernedColumn *> columns_of(std::uint32_t relation) const;
     std::size_t column_count() const { return columns_.size(); }
+    // The declared unique keys of a relation; empty for most.
+    const std::vector<std::vector<std::int16_t>> &unique_keys(std::uint32_t relation) const;
     // The first moment after `now` at which some validity window, default or approval starts or
     // ends: until then, a decision made at `now` stays the same.
     Timestamp next_change_after(Timestamp now) const;
@@ -79,6 +97,7 @@ class Catalog {
     std::unordered_map<std::string, std::vector<Approval>> approvals_;
     std::unordered_map<ColumnKey, GovernedColumn, ColumnKeyHash> columns_;
     std::unordered_map<std::uint32_t, std::vector<ColumnKey>> relation_columns_;
+    std::unordered_map<std::uint32_t, std::vector<std::vector<std::int16_t>>> unique_keys_;
     std::vector<RoleId> referenced_roles_;
     std::unordered_map<std::string, Impact> term_impacts_;
     std::vector<ColumnKey> time_columns_;

@@ -1,4 +1,5 @@
 #include "decision.hpp"
+#include "grain.hpp"
 #include "rules.hpp"
 #include "time_rules.hpp"
 
@@ -72,7 +73,8 @@ std::optional<Coverage> assumption(const detail::Rules &rules, const GovernedCol
 }  // namespace
 
 Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
-                const std::vector<const GovernedColumn *> &read, const TimeFacts &time,
+                const std::vector<const GovernedColumn *> &read,
+                const std::vector<AggregateUse> &aggregates, const TimeFacts &time,
                 AssumeBelow assume_below) {
     detail::Rules rules(catalog, ctx, record);
     Decision decision;
@@ -113,14 +115,19 @@ Decision decide(const Catalog &catalog, const AgentContext &ctx, const Resolutio
         }
         for (Slot &s : slots) merge_slot(decision.slots, std::move(s), column->name);
     }
+    for (Slot &s : grain_slots(catalog, rules, aggregates, decision.covered))
+        decision.slots.push_back(std::move(s));
     decision.state = State::Resolved;
     for (const Slot &s : decision.slots)
         if (decision.state == State::Resolved || s.state < decision.state) decision.state = s.state;
-    // The highest-impact question first; among equals, in the order of their states.
-    std::stable_sort(decision.slots.begin(), decision.slots.end(),
-                     [](const Slot &a, const Slot &b) {
-                         return a.impact != b.impact ? a.impact > b.impact : a.state < b.state;
-                     });
+    // The highest-impact question first; among equals, in the order of their states. Grain
+    // slots ask nothing of the user: they follow every meaning slot, whatever their impact.
+    std::stable_sort(
+        decision.slots.begin(), decision.slots.end(), [](const Slot &a, const Slot &b) {
+            const bool ga = a.check != SlotCheck::Meaning, gb = b.check != SlotCheck::Meaning;
+            if (ga != gb) return gb;
+            return a.impact != b.impact ? a.impact > b.impact : a.state < b.state;
+        });
     return decision;
 }
 

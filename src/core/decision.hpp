@@ -58,8 +58,13 @@ struct Coverage {
     std::optional<Impact> impact;  // set when the meaning was assumed
 };
 
-// One thing the user must be asked about: a meaning read that nothing approved.
+// What a slot is about: a meaning to resolve, or how a measure is aggregated (grain.hpp).
+enum class SlotCheck { Meaning, Fanout, Additivity };
+
+// One thing the user must be asked about (a meaning read that nothing approved), or the agent
+// told to rewrite (a grain problem).
 struct Slot {
+    SlotCheck check = SlotCheck::Meaning;
     ConceptKind kind = ConceptKind::Metric;
     std::string term;  // "" when the concept answers to no term
     State state = State::Ambiguous;
@@ -74,6 +79,32 @@ struct Slot {
     // A time_range slot: the period of a dated measure (actual: the measure's concept).
     bool time_range = false;
     std::optional<TimeRange> expected_range, actual_range;
+    // Grain slots only: the relations whose join repeats rows (fanout); the aggregate used and
+    // the aggregates allowed (additivity); how to rewrite the statement (the HINT).
+    std::vector<std::string> via;
+    std::string aggregate;
+    std::vector<std::string> allowed;
+    std::string advice;
+};
+
+// One aggregate (or aggregate used as a window function) whose argument reads a governed column,
+// as the plan shows it (src/pg/grain_walk.cpp finds them).
+struct AggregateUse {
+    ColumnKey column;
+    std::string aggregate;  // the function's name
+    bool builtin = true;    // in pg_catalog: only those are known duplicate-insensitive
+    bool distinct = false;
+    // The relations on the other side of each join between the column's scan and the aggregate
+    // that is not proven to keep that scan's rows unrepeated; empty when every join is proven.
+    std::vector<std::string> via;
+    // Columns of the same relation the aggregate groups or partitions by, or that the statement
+    // restricts to one value: a semi-additive measure is summed per snapshot when its snapshot
+    // column is among them.
+    std::vector<std::int16_t> per_value;
+    bool operator==(const AggregateUse &o) const {
+        return column == o.column && aggregate == o.aggregate && builtin == o.builtin &&
+               distinct == o.distinct && via == o.via && per_value == o.per_value;
+    }
 };
 
 struct Decision {
@@ -98,8 +129,11 @@ struct TimeFacts {
 // pg_clarify.assume_below: AMBIGUOUS slots of lower impact are assumed (None: never).
 enum class AssumeBelow { None, Medium, High };
 
+// `aggregates`: the statement's aggregates over governed columns, checked for grain after the
+// meanings (a statement both AMBIGUOUS and GRAIN reports AMBIGUOUS and lists both slots).
 Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
-                const std::vector<const GovernedColumn *> &read, const TimeFacts &time = {},
+                const std::vector<const GovernedColumn *> &read,
+                const std::vector<AggregateUse> &aggregates = {}, const TimeFacts &time = {},
                 AssumeBelow assume_below = AssumeBelow::None);
 
 }  // namespace clarify

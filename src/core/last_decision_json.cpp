@@ -15,7 +15,7 @@ std::string last_decision_json(const AuditRecord &a, const LastDecisionFacts &fa
                 {"decision", allowed ? "allowed" : "rejected"},
                 {"state", to_string(state)},
                 {"gate_decision", a.allowed ? "allowed" : "rejected"},
-                {"status", a.allowed ? "resolved" : "awaiting_clarification"},
+                {"status", status_of(a.allowed ? State::Resolved : a.state)},
                 {"question_id", text_or_null(a.question_id)},
                 {"reason", a.reason},
                 {"columns", json::parse(a.columns)},

@@ -21,6 +21,8 @@ constexpr Timestamp kSinceAlways = std::numeric_limits<Timestamp>::min();
 
 enum class ConceptKind { Metric, Dimension, TimeWindow };
 enum class ConceptStatus { Draft, Approved, Deprecated };
+// How a metric may be summed (docs/reference.md, "Grain").
+enum class Additivity { Additive, SemiAdditive, NonAdditive };
 
 struct Concept {
     std::string id;
@@ -36,6 +38,10 @@ struct Concept {
     Timestamp valid_until = kNoLimit;
     // A time window's bounds: SQL expressions the glue evaluates; empty for other kinds.
     std::string window_start, window_end;
+    Additivity additivity = Additivity::Additive;
+    // The only aggregate names allowed; empty with has_allowed_aggregates false: any.
+    bool has_allowed_aggregates = false;
+    std::vector<std::string> allowed_aggregates;
 
     // Eligible: approved, available and inside its validity window at `now`.
     bool eligible(Timestamp now) const {
@@ -85,6 +91,8 @@ const char *to_string(ConceptKind kind);
 const char *to_string(ConceptStatus status);
 std::optional<ConceptKind> parse_kind(const std::string &text);
 std::optional<ConceptStatus> parse_status(const std::string &text);
+const char *to_string(Additivity additivity);
+std::optional<Additivity> parse_additivity(const std::string &text);
 // A concept's aliases from the JSON array the catalog query returns (array_to_json(aliases));
 // elements that are not strings are skipped. Throws std::invalid_argument for text that is not
 // JSON.

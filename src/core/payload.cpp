@@ -34,13 +34,26 @@ json range_json(const std::optional<TimeRange> &r) {
                 {"end", r->end ? json(format_instant(*r->end)) : json(nullptr)}};
 }
 
+const char *kind_of(const Slot &s) {
+    switch (s.check) {
+        case SlotCheck::Fanout:
+            return "fanout";
+        case SlotCheck::Additivity:
+            return "additivity";
+        case SlotCheck::Meaning:
+            break;
+    }
+    return s.time_range ? "time_range" : to_string(s.kind);
+}
+
 json slot_json(const Catalog &catalog, const Slot &s) {
     json o = json::object();
-    o["kind"] = s.time_range ? "time_range" : to_string(s.kind);
+    o["kind"] = kind_of(s);
     o["term"] = text_or_null(s.term);
     o["state"] = to_string(s.state);
     o["reason"] = s.reason;
-    o["question"] = s.question;
+    // A grain slot asks the agent to rewrite, not the user to choose.
+    o["question"] = text_or_null(s.question);
     o["options"] = options_json(catalog, s.options);
     o["columns"] = s.columns;
     o["default"] = text_or_null(s.default_concept);
@@ -53,6 +66,11 @@ json slot_json(const Catalog &catalog, const Slot &s) {
     } else {
         o["expected"] = text_or_null(s.expected);
         o["actual"] = text_or_null(s.actual);
+    }
+    if (s.check == SlotCheck::Fanout) o["via"] = s.via;
+    if (s.check == SlotCheck::Additivity) {
+        o["aggregate"] = s.aggregate;
+        o["allowed"] = s.allowed;
     }
     o["impact"] = to_string(s.impact);
     return o;
@@ -178,6 +196,9 @@ std::string message_for(const Catalog &catalog, const Decision &d) {
                    " than the one resolved: " + s.reason + more;
         case State::Unverified:
             return "the resolution of " + term + " could not be verified: " + s.reason + more;
+        case State::Grain:
+            return "the statement aggregates " + term +
+                   " in a way its definition does not allow: " + s.reason + more;
         case State::Resolved:
         case State::AuditUnavailable:
             break;
@@ -187,11 +208,21 @@ std::string message_for(const Catalog &catalog, const Decision &d) {
 }  // namespace
 
 std::string hint_text(const Catalog &catalog, const Decision &d) {
-    // One question at a time: the highest-impact slot's; the agent asks again after the answer.
+    // One question at a time: the highest-impact meaning slot's; the agent asks again after the
+    // answer. Grain slots come last and ask nothing: when only they remain, each one's rewrite.
     if (d.slots.empty()) return "";
-    const Slot &s = d.slots.front();
-    std::string out = s.question;
-    if (!s.options.empty()) out += " " + options_sentence(catalog, s.options) + "?";
+    const Slot &first = d.slots.front();
+    std::string out;
+    if (first.check == SlotCheck::Meaning) {
+        out = first.question;
+        if (!first.options.empty()) out += " " + options_sentence(catalog, first.options) + "?";
+    } else {
+        for (const Slot &s : d.slots) {
+            if (s.advice.empty() || out.find(s.advice) != std::string::npos) continue;
+            if (!out.empty()) out += " ";
+            out += s.advice;
+        }
+    }
     return one_line(out);
 }
 

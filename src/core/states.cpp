@@ -10,6 +10,8 @@ constexpr StateInfo kStates[] = {
     {State::Unsupported, "UNSUPPORTED", "QC002", "awaiting_clarification"},
     {State::Mismatch, "MISMATCH", "QC003", "awaiting_clarification"},
     {State::Unverified, "UNVERIFIED", "QC004", "awaiting_clarification"},
+    // A grain problem needs a rewrite, not a user's answer.
+    {State::Grain, "GRAIN", "QC006", "awaiting_rewrite"},
     {State::AuditUnavailable, "AUDIT_UNAVAILABLE", "QC005", "audit_unavailable"},
 };
 

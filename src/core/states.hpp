@@ -7,7 +7,15 @@ namespace clarify {
 
 // Decision states in order of precedence (first reported wins), then AuditUnavailable: a
 // decision that could not be audited (QC005), which no slot ever has.
-enum class State { Resolved, Ambiguous, Unsupported, Mismatch, Unverified, AuditUnavailable };
+enum class State {
+    Resolved,
+    Ambiguous,
+    Unsupported,
+    Mismatch,
+    Unverified,
+    Grain,
+    AuditUnavailable
+};
 
 struct StateInfo {
     State state;

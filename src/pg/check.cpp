@@ -314,6 +314,7 @@ std::string check_statement(const char *sql) {
     PlannedCheck planned = {};
     pg_guard([&] { plan_restricted(&planned, sql); });
     GovernedReads read;
+    std::vector<AggregateUse> aggregates;
     TimeFacts time;
     if (planned.has_copy_reads) {
         check_copy_privileges(planned.copy_relation, planned.copy_selected);
@@ -322,19 +323,20 @@ std::string check_statement(const char *sql) {
     for (int i = 0; i < pg_guard([&] { return list_length(planned.stmts); }); ++i) {
         PlannedStmt *stmt = static_cast<PlannedStmt *>(list_nth(planned.stmts, i));
         check_plan_privileges(stmt);
-        GovernedReads stmt_read = plan_governed_reads(*catalog, stmt);
-        for (const GovernedColumn *c : stmt_read)
+        PlanFacts facts = plan_facts(*catalog, stmt);
+        for (const GovernedColumn *c : facts.read)
             if (std::find(read.begin(), read.end(), c) == read.end()) read.push_back(c);
-        if (catalog->has_time_policies()) {
+        aggregates.insert(aggregates.end(), facts.aggregates.begin(), facts.aggregates.end());
+        if (catalog->has_time_policies() && !facts.read.empty()) {
             const TimeQuals *quals = pg_guard([&] { return find_time_quals(*catalog, stmt); });
-            TimeFacts facts =
-                time_facts_of(catalog, stmt_read, StatementTime{quals, nullptr}, true);
-            for (auto &r : facts.ranges) time.ranges.push_back(std::move(r));
-            if (!facts.windows.empty()) time.windows = std::move(facts.windows);
+            TimeFacts stmt_time =
+                time_facts_of(catalog, facts.read, StatementTime{quals, nullptr}, true);
+            for (auto &r : stmt_time.ranges) time.ranges.push_back(std::move(r));
+            if (!stmt_time.windows.empty()) time.windows = std::move(stmt_time.windows);
         }
     }
     const ResolutionRecord &record = current_record();
-    Decision decision = decide(*catalog, agent_context(*catalog), record, read, time,
+    Decision decision = decide(*catalog, agent_context(*catalog), record, read, aggregates, time,
                                static_cast<AssumeBelow>(assume_below));
     return check_json(*catalog, decision, record.question_id, session_is_gated(), !read.empty());
 }

@@ -118,6 +118,7 @@ struct DecisionCache {
     Oid session = InvalidOid, outer = InvalidOid;
     Timestamp valid_from = 0, valid_until = 0;  // when the decision holds (clock steps back)
     std::vector<const GovernedColumn *> read;
+    std::vector<AggregateUse> aggregates;
     TimeFacts time;
     int assume_below = 0;
     Decision decision;
@@ -128,7 +129,8 @@ DecisionCache cached;
 
 // Step 1, decide: the cached decision, decided again when anything it depends on moved.
 const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog_ptr,
-                                   const GovernedReads &read, TimeFacts time) {
+                                   const GovernedReads &read,
+                                   const std::vector<AggregateUse> &aggregates, TimeFacts time) {
     const Catalog &catalog = *catalog_ptr;
     struct Key {
         Oid session, outer;
@@ -139,13 +141,14 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.membership_generation == membership_generation() &&
                cached.record_generation == record_generation() && cached.session == key.session &&
                cached.outer == key.outer && cached.valid_from <= key.now &&
-               key.now < cached.valid_until && cached.read == read && cached.time == time &&
+               key.now < cached.valid_until && cached.read == read &&
+               cached.aggregates == aggregates && cached.time == time &&
                cached.assume_below == assume_below;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
-    cached.decision =
-        decide(catalog, ctx, record, read, time, static_cast<AssumeBelow>(assume_below));
+    cached.decision = decide(catalog, ctx, record, read, aggregates, time,
+                             static_cast<AssumeBelow>(assume_below));
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
     cached.audit = audit_record_of(catalog, cached.decision, record);
     cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
@@ -160,6 +163,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.valid_from = key.now;
     cached.valid_until = catalog.next_change_after(key.now);
     cached.read = read;
+    cached.aggregates = aggregates;
     cached.time = std::move(time);
     cached.assume_below = assume_below;
     ++cached.refresh;
@@ -323,9 +327,10 @@ TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const Gov
 }
 
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
-                      const PlannedStmt *stmt, const char *source, const StatementTime &time) {
+                      const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
+                      const char *source, const StatementTime &time) {
     const DecisionCache &decided =
-        decide_cached(catalog, read, time_facts_of(catalog, read, time, false));
+        decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time, false));
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);

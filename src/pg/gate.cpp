@@ -51,10 +51,10 @@ void gate_range_table(List *range_table) {
         starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
     if (stmt) {
         if (starting_explain_only) return;  // plain EXPLAIN reads nothing
-        PlanFacts facts = cached_plan_facts(catalog, stmt);
-        if (facts.read && !facts.read->empty())
-            decide_statement(catalog, *facts.read, stmt, starting_text,
-                             StatementTime{facts.time, starting_params});
+        std::shared_ptr<const PlanFacts> facts = cached_plan_facts(catalog, stmt);
+        if (facts && !facts->read.empty())
+            decide_statement(catalog, facts->read, facts->aggregates, stmt, starting_text,
+                             StatementTime{facts->time, starting_params});
         return;
     }
     bool *watched = watched_entries(*catalog, range_table);
@@ -62,7 +62,7 @@ void gate_range_table(List *range_table) {
     ReadSet reads = pg_guard([&] { return range_table_read_set(range_table, watched); });
     GovernedReads read = governed_reads(*catalog, reads);
     if (!read.empty())
-        decide_statement(catalog, read, nullptr, debug_query_string, StatementTime{});
+        decide_statement(catalog, read, {}, nullptr, debug_query_string, StatementTime{});
 }
 
 void clarify_executor_start(QueryDesc *query_desc, int eflags) {

@@ -245,15 +245,39 @@ void load_time_catalog(Catalog &catalog) {
     }
 }
 
+// Keys declared unique (clarify.unique_keys), by attribute number: one row per key column.
+void load_unique_keys(Catalog &catalog) {
+    Rows keys = query(
+        "SELECT k.relation::oid::text, k.columns::text, a.attnum::text "
+        "FROM clarify.unique_keys k CROSS JOIN LATERAL unnest(k.columns) AS c(name) "
+        "JOIN pg_catalog.pg_attribute a ON a.attrelid = k.relation AND a.attname = c.name "
+        "  AND a.attnum > 0 AND NOT a.attisdropped "
+        "ORDER BY 1, 2");
+    std::vector<std::int16_t> attnums;
+    for (uint64 r = 0; r < keys.count; ++r) {
+        attnums.push_back(static_cast<std::int16_t>(integer(keys, r, 2)));
+        bool last = r + 1 == keys.count || text(keys, r + 1, 0) != text(keys, r, 0) ||
+                    text(keys, r + 1, 1) != text(keys, r, 1);
+        if (!last) continue;
+        catalog.add_unique_key(static_cast<std::uint32_t>(integer(keys, r, 0)), attnums);
+        attnums.clear();
+    }
+}
+
 void load_catalog(Catalog &catalog) {
     state.governed_relations.clear();
+    // Grain columns came with catalog 1.1: a database not yet updated has every metric additive,
+    // any aggregate allowed and no declared keys.
+    const bool grain = catalog_has_column("concepts", "additivity");
     const std::string concepts_sql =
         std::string(
             "SELECT id, kind, label, description, owner, status, available::text, version::text, "
             "array_to_json(aliases)::text, " CLARIFY_MICROS(
                 "valid_from", CLARIFY_OPEN_START) ", " CLARIFY_MICROS("valid_until",
                                                                       CLARIFY_OPEN_END) ", ") +
-        (catalog_has_column("concepts", "window_start") ? "window_start, window_end" : "'', ''") +
+        (catalog_has_column("concepts", "window_start") ? "window_start, window_end, "
+                                                        : "'', '', ") +
+        (grain ? "additivity, array_to_json(allowed_aggregates)::text" : "'additive', NULL") +
         " FROM clarify.concepts";
     Rows concepts = query(concepts_sql.c_str());
     for (uint64 r = 0; r < concepts.count; ++r) {
@@ -271,6 +295,11 @@ void load_catalog(Catalog &catalog) {
         c.valid_until = integer(concepts, r, 10);
         c.window_start = text(concepts, r, 11);
         c.window_end = text(concepts, r, 12);
+        c.additivity = parse_additivity(text(concepts, r, 13)).value_or(Additivity::Additive);
+        if (concepts.at(r, 14)) {
+            c.has_allowed_aggregates = true;
+            c.allowed_aggregates = parse_aliases(text(concepts, r, 14));
+        }
         catalog.add_concept(std::move(c));
     }
     Rows terms = query("SELECT term, concept_id FROM clarify.terms");
@@ -314,29 +343,38 @@ void load_catalog(Catalog &catalog) {
     // Every governed column with its partitions' and children's copies, in one query: the
     // mapped column is followed by number (a rename keeps it governed), the family's by the
     // mapped column's current name (their numbers may differ).
-    Rows columns = query(
-        "WITH RECURSIVE family(root, member) AS ("
-        "  SELECT DISTINCT relation::oid, relation::oid FROM clarify.concept_columns"
-        "  UNION"
-        "  SELECT f.root, i.inhrelid FROM family f JOIN pg_catalog.pg_inherits i"
-        "    ON i.inhparent = f.member) "
-        "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, "
-        "       pg_catalog.format('%s.%s.%s', n.nspname, c.relname, m.attname) "
+    // A snapshot column is followed by name in each member, like the mapped column.
+    const std::string columns_sql =
+        std::string(
+            "WITH RECURSIVE family(root, member) AS ("
+            "  SELECT DISTINCT relation::oid, relation::oid FROM clarify.concept_columns"
+            "  UNION"
+            "  SELECT f.root, i.inhrelid FROM family f JOIN pg_catalog.pg_inherits i"
+            "    ON i.inhparent = f.member) "
+            "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, "
+            "       pg_catalog.format('%s.%s.%s', n.nspname, c.relname, m.attname), ") +
+        (grain ? "s.attnum::text, s.attname::text " : "NULL, NULL ") +
         "FROM clarify.concept_columns cc "
         "JOIN pg_catalog.pg_attribute r ON r.attrelid = cc.relation AND r.attnum = cc.attnum "
         "  AND NOT r.attisdropped "
         "JOIN family f ON f.root = cc.relation::oid "
         "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = r.attname "
-        "  AND m.attnum > 0 AND NOT m.attisdropped "
+        "  AND m.attnum > 0 AND NOT m.attisdropped " +
+        (grain ? "LEFT JOIN pg_catalog.pg_attribute s ON s.attrelid = f.member "
+                 "  AND s.attname = cc.snapshot_column AND s.attnum > 0 AND NOT s.attisdropped "
+               : "") +
         "JOIN pg_catalog.pg_class c ON c.oid = m.attrelid "
-        "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace");
+        "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace";
+    Rows columns = query(columns_sql.c_str());
     for (uint64 r = 0; r < columns.count; ++r) {
         Oid relation = static_cast<Oid>(integer(columns, r, 1));
         catalog.add_column(ColumnKey{relation, static_cast<AttrNumber>(integer(columns, r, 2))},
-                           text(columns, r, 3), text(columns, r, 0));
+                           text(columns, r, 3), text(columns, r, 0),
+                           static_cast<std::int16_t>(integer(columns, r, 4)), text(columns, r, 5));
         state.governed_relations.insert(relation);
     }
     load_time_catalog(catalog);
+    if (grain) load_unique_keys(catalog);
     // Mappings that match nothing any more (a dropped table or column) are said in the log.
     Rows lost = query(
         "SELECT cc.concept_id, cc.relation::oid::text, cc.column_name::text "

@@ -1,12 +1,17 @@
 #include "pg.hpp"
 #include "governed_reads.hpp"
 #include "boundary.hpp"
+#include "grain_walk.hpp"
 #include "time_quals.hpp"
 
 extern "C" {
+#include "catalog/pg_namespace.h"
 #include "nodes/parsenodes.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 }
+
+#include <algorithm>
 
 #include <unordered_set>
 
@@ -38,11 +43,83 @@ GovernedReads governed_reads(const Catalog &catalog, ReadSet reads) {
     return out;
 }
 
-GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt) {
+namespace {
+
+extern "C" bool declared_unique(void *context, Oid relation, const Bitmapset *attnums) {
+    const auto *catalog = static_cast<const Catalog *>(context);
+    for (const std::vector<std::int16_t> &key : catalog->unique_keys(relation)) {
+        bool covered = true;
+        for (std::int16_t a : key) covered = covered && bms_is_member(a, attnums);
+        if (covered) return true;
+    }
+    return false;
+}
+
+// "schema.relation", as the payload's `via` names it.
+std::string relation_name(Oid relation) {
+    if (!OidIsValid(relation)) return "an unproven join";
+    struct Names {
+        char *schema, *name;
+    };
+    Names names = pg_guard([&] {
+        return Names{get_namespace_name(get_rel_namespace(relation)), get_rel_name(relation)};
+    });
+    if (!names.name) return "an unproven join";
+    return std::string(names.schema ? names.schema : "") + "." + names.name;
+}
+
+// The aggregates over governed columns, in the core's terms.
+std::vector<AggregateUse> governed_aggregates(const Catalog &catalog, AggregateFacts facts) {
+    std::vector<AggregateUse> out;
+    for (int i = 0; i < facts.count; ++i) {
+        const AggregateFact &f = facts.facts[i];
+        std::vector<ColumnKey> keys;
+        if (f.attnum == 0) {
+            for (const GovernedColumn *c : catalog.columns_of(f.relation)) keys.push_back(c->key);
+        } else if (catalog.column(ColumnKey{f.relation, f.attnum})) {
+            keys.push_back(ColumnKey{f.relation, f.attnum});
+        }
+        if (keys.empty()) continue;
+        struct Function {
+            char *name;
+            bool builtin;
+        };
+        Oid fn = f.aggregate;
+        Function function = pg_guard([&] {
+            return Function{get_func_name(fn), get_func_namespace(fn) == PG_CATALOG_NAMESPACE};
+        });
+        AggregateUse use;
+        use.aggregate = function.name ? function.name : "";
+        use.builtin = function.builtin;
+        use.distinct = f.distinct;
+        for (int v = 0; v < f.n_via; ++v) {
+            std::string name = relation_name(f.via[v]);
+            if (std::find(use.via.begin(), use.via.end(), name) == use.via.end())
+                use.via.push_back(std::move(name));
+        }
+        use.per_value.assign(f.per_value, f.per_value + f.n_per_value);
+        for (ColumnKey key : keys) {
+            use.column = key;
+            if (std::find(out.begin(), out.end(), use) == out.end()) out.push_back(use);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+PlanFacts plan_facts(const Catalog &catalog, PlannedStmt *stmt) {
+    PlanFacts out;
     bool *watched = watched_entries(catalog, stmt->rtable);
-    if (!watched) return {};
+    if (!watched) return out;
     ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
-    return governed_reads(catalog, reads);
+    out.read = governed_reads(catalog, reads);
+    if (out.read.empty()) return out;
+    void *context = const_cast<Catalog *>(&catalog);
+    AggregateFacts facts =
+        pg_guard([&] { return plan_aggregate_facts(stmt, watched, declared_unique, context); });
+    out.aggregates = governed_aggregates(catalog, facts);
+    return out;
 }
 
 namespace {
@@ -56,8 +133,7 @@ struct PlanReads {
     const Plan *plan_tree = nullptr;    // checked too: a plan in reused memory has new parts
     const List *rtable = nullptr;
     std::shared_ptr<const Catalog> catalog;  // keeps the GovernedColumn pointers alive
-    std::shared_ptr<const GovernedReads> read;
-    const TimeQuals *time = nullptr;  // in the plan's memory context
+    std::shared_ptr<const PlanFacts> read;
 };
 constexpr int kPlanReadsEntries = 16;
 PlanReads plan_reads_cache[kPlanReadsEntries];
@@ -85,28 +161,24 @@ extern "C" void forget_plan_reads(void *arg) noexcept {
 // are replaced, never edited, when invalidated).
 }  // namespace
 
-PlanFacts cached_plan_facts(const std::shared_ptr<const Catalog> &catalog, PlannedStmt *stmt) {
+std::shared_ptr<const PlanFacts> cached_plan_facts(const std::shared_ptr<const Catalog> &catalog,
+                                                   PlannedStmt *stmt) {
     for (PlanReads &e : plan_reads_cache) {
         if (!e.catalog) continue;
         if (e.stmt && e.catalog == catalog) {
             if (e.stmt == stmt && e.plan_tree == stmt->planTree && e.rtable == stmt->rtable)
-                return PlanFacts{e.read, e.time};
+                return e.read;
         } else {
             // A plan that is gone, or a catalog that was replaced (it never comes back).
             e.stmt = nullptr;
             e.catalog.reset();
             e.read.reset();
-            e.time = nullptr;
         }
     }
-    bool *watched = watched_entries(*catalog, stmt->rtable);
-    if (!watched) return PlanFacts{};
-    auto read = std::make_shared<GovernedReads>();
-    ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
-    *read = governed_reads(*catalog, reads);
-    const TimeQuals *time = nullptr;
-    if (catalog->has_time_policies())
-        time = pg_guard([&] { return find_time_quals(*catalog, stmt); });
+    if (!watched_entries(*catalog, stmt->rtable)) return nullptr;
+    auto read = std::make_shared<PlanFacts>(plan_facts(*catalog, stmt));
+    if (!read->read.empty() && catalog->has_time_policies())
+        read->time = pg_guard([&] { return find_time_quals(*catalog, stmt); });
     if (plans_watched().insert(stmt).second) {
         try {
             pg_guard([&] {
@@ -129,8 +201,7 @@ PlanFacts cached_plan_facts(const std::shared_ptr<const Catalog> &catalog, Plann
     e.rtable = stmt->rtable;
     e.catalog = catalog;
     e.read = read;
-    e.time = time;
-    return PlanFacts{read, time};
+    return read;
 }
 
 }  // namespace clarify::pg

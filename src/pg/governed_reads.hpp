@@ -4,6 +4,7 @@
 
 #include "pg.hpp"
 #include "catalog.hpp"
+#include "decision.hpp"
 #include "read_set.hpp"
 
 #include <memory>
@@ -13,21 +14,25 @@ namespace clarify::pg {
 
 using GovernedReads = std::vector<const GovernedColumn *>;
 
+struct TimeQuals;
+
+// What a plan reads, how it aggregates it and its conditions on time columns: computed once per
+// plan, cached together.
+struct PlanFacts {
+    GovernedReads read;
+    std::vector<AggregateUse> aggregates;  // over governed columns (grain_walk.hpp)
+    const TimeQuals *time = nullptr;       // in the plan's memory context; nullptr: none scanned
+};
+
 // Which range table entries are governed relations; nullptr when none is (the common case).
 bool *watched_entries(const Catalog &catalog, List *range_table);
 // The governed columns among reads, and among what a plan reads (traced from its output).
 GovernedReads governed_reads(const Catalog &catalog, ReadSet reads);
-GovernedReads plan_governed_reads(const Catalog &catalog, PlannedStmt *stmt);
-struct TimeQuals;
-
-// What the gate needs of one plan: the governed columns it reads (nullptr when it touches no
-// governed relation) and its conditions on time columns (nullptr when it scans none).
-struct PlanFacts {
-    std::shared_ptr<const GovernedReads> read;
-    const TimeQuals *time = nullptr;
-};
-
-// plan_governed_reads and find_time_quals through the plan cache.
-PlanFacts cached_plan_facts(const std::shared_ptr<const Catalog> &catalog, PlannedStmt *stmt);
+// The governed columns a plan reads and its aggregates over them (not its time conditions).
+PlanFacts plan_facts(const Catalog &catalog, PlannedStmt *stmt);
+// plan_facts, with the time conditions, through the plan cache; nullptr when the plan touches no
+// governed relation.
+std::shared_ptr<const PlanFacts> cached_plan_facts(const std::shared_ptr<const Catalog> &catalog,
+                                                   PlannedStmt *stmt);
 
 }  // namespace clarify::pg

@@ -1,7 +1,7 @@
 -- The catalog's shape as the library and pg_dump rely on it: names, types, keys, triggers,
 -- function signatures and attributes, and the tables pg_dump must carry.
 BEGIN;
-SELECT plan(83);
+SELECT plan(87);
 
 -- Tables and their columns (the library reads these names).
 SELECT has_schema('clarify');
@@ -11,12 +11,15 @@ SELECT has_table('clarify', 'terms', 'terms exists');
 SELECT has_table('clarify', 'defaults', 'defaults exists');
 SELECT has_table('clarify', 'approvals', 'approvals exists');
 SELECT has_table('clarify', 'agent_roles', 'agent_roles exists');
+SELECT has_table('clarify', 'unique_keys', 'unique_keys exists');
 
 SELECT columns_are('clarify', 'concepts',
     ARRAY['id', 'kind', 'label', 'description', 'owner', 'status', 'available', 'version',
-          'aliases', 'valid_from', 'valid_until', 'window_start', 'window_end']);
+          'aliases', 'valid_from', 'valid_until', 'window_start', 'window_end', 'additivity',
+          'allowed_aggregates']);
 SELECT col_type_is('clarify', 'concepts', 'window_start', 'text', 'concepts.window_start is text');
 SELECT col_type_is('clarify', 'concepts', 'window_end', 'text', 'concepts.window_end is text');
+SELECT col_type_is('clarify', 'concepts', 'allowed_aggregates', 'text[]', 'concepts.allowed_aggregates is text[]');
 SELECT col_type_is('clarify', 'concepts', 'available', 'boolean', 'concepts.available is boolean');
 SELECT col_type_is('clarify', 'concepts', 'version', 'integer', 'concepts.version is integer');
 SELECT col_type_is('clarify', 'concepts', 'aliases', 'text[]', 'concepts.aliases is text[]');
@@ -25,7 +28,8 @@ SELECT col_type_is('clarify', 'concepts', 'valid_until', 'timestamp with time zo
 SELECT col_is_pk('clarify', 'concepts', 'id', 'concepts is keyed by id');
 
 SELECT columns_are('clarify', 'concept_columns',
-    ARRAY['concept_id', 'relation', 'column_name', 'attnum', 'time_column', 'requires_time_range']);
+    ARRAY['concept_id', 'relation', 'column_name', 'attnum', 'time_column', 'requires_time_range',
+          'snapshot_column']);
 SELECT col_type_is('clarify', 'concept_columns', 'time_column', 'name', 'concept_columns.time_column is name');
 SELECT col_type_is('clarify', 'concept_columns', 'requires_time_range', 'boolean', 'concept_columns.requires_time_range is boolean');
 SELECT col_default_is('clarify', 'concept_columns', 'requires_time_range', 'false', 'a period is not required unless said');
@@ -65,6 +69,8 @@ SELECT has_index('clarify', 'approvals', 'approvals_question_id_idx', 'question_
 SELECT columns_are('clarify', 'agent_roles', ARRAY['agent_role', 'added_at']);
 SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'regrole', 'agent_roles.agent_role is regrole');
 SELECT col_is_pk('clarify', 'agent_roles', 'agent_role', 'agent_roles is keyed by agent_role');
+SELECT columns_are('clarify', 'unique_keys', ARRAY['relation', 'columns', 'approved_by', 'note', 'approved_at']);
+SELECT col_type_is('clarify', 'unique_keys', 'columns', 'name[]', 'unique_keys.columns is name[]');
 
 -- Every catalog table tells the sessions' caches when it changed, whatever the statement.
 SELECT is(
@@ -78,8 +84,8 @@ SELECT is(
         AND t.tgtype & 8 <> 0         -- DELETE
         AND t.tgtype & 16 <> 0        -- UPDATE
         AND t.tgtype & 32 <> 0),      -- TRUNCATE
-    ARRAY['agent_roles', 'approvals', 'concept_columns', 'concepts', 'defaults', 'terms'],
-    'catalog_changed fires after every kind of write, once per statement, on all six tables');
+    ARRAY['agent_roles', 'approvals', 'concept_columns', 'concepts', 'defaults', 'terms', 'unique_keys'],
+    'catalog_changed fires after every kind of write, once per statement, on all seven tables');
 
 -- Functions: signatures, return types, volatility, and who runs them with which rights.
 SELECT function_returns('clarify', 'catalog_changed', ARRAY[]::text[], 'trigger');
@@ -136,7 +142,7 @@ SELECT set_eq(
           'clarify.approvals', 'clarify.agent_roles', 'clarify.defaults_id_seq',
           'clarify.approvals_id_seq', 'clarify.audit_batches', 'clarify.audit_batches_batch_id_seq', 'clarify.audit_texts',
           'clarify.audit_shapes', 'clarify.audit_purges', 'clarify.audit_purges_id_seq',
-          'clarify.audit_notes'],
+          'clarify.audit_notes', 'clarify.unique_keys'],
     'every catalog and audit table and sequence is dumped');
 SELECT is((SELECT bool_and(c = '') FROM pg_extension, unnest(extcondition) AS c
             WHERE extname = 'pg_clarify'),

@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 10
+plan 11
 
 src=clarify_dump_src dst=clarify_dump_dst
 q() { "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -qAt -d "$1" -c "$2"; }
@@ -32,14 +32,17 @@ q "$src" 'CREATE EXTENSION pg_clarify' &&
         INSERT INTO clarify.defaults (term, concept_id, applies_to, approved_by) VALUES ('revenue', 'metric.booked_revenue', 'regress_dump_team', 'Sales ops');
         SELECT clarify.govern_role('regress_dump_team');
         SELECT clarify.confirm('q_dump', 'revenue', 'metric.invoiced_revenue', 'regress_dump_team', 'user:alice', '1 day');
-        UPDATE clarify.concepts SET description = description || ' (edited)' WHERE id = 'metric.booked_revenue';" >/dev/null
+        UPDATE clarify.concepts SET description = description || ' (edited)' WHERE id = 'metric.booked_revenue';
+        UPDATE clarify.concepts SET allowed_aggregates = '{sum,avg}' WHERE id = 'metric.invoiced_revenue';
+        INSERT INTO clarify.unique_keys (relation, columns, approved_by, note)
+            VALUES ('sales.invoices', '{order_id}', 'Billing', 'one invoice per order');" >/dev/null
 check "the source database is populated" test "$(q "$src" 'SELECT count(*) FROM clarify.defaults')" = 2
 
 check "pg_dump succeeds" "$PG_BINDIR/pg_dump" -Fc -f "$work/dump" "$src"
 "$PG_BINDIR/createdb" "$dst"
 check "pg_restore succeeds" "$PG_BINDIR/pg_restore" --exit-on-error -d "$dst" "$work/dump"
 
-for table in concepts concept_columns terms defaults approvals agent_roles; do
+for table in concepts concept_columns terms defaults approvals agent_roles unique_keys; do
     sql="SELECT coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '') FROM clarify.$table t"
     a=$(q "$src" "$sql") b=$(q "$dst" "$sql")
     if [[ -n $a && $a == "$b" ]]; then pass "clarify.$table survives the round trip"; else

@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 17
+plan 18
 
 old=clarify_upgrade_old new=clarify_upgrade_new
 q() { "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -qAt -d "$1" -c "$2"; }
@@ -111,6 +111,10 @@ equals "on the 1.0 catalog a confirmation verifies" "$out" "t"
 out=$(as_agent "$old" "$confirmed_record" \
     "SELECT r ->> 'decision', r ->> 'source', r -> 'confirmed_by' FROM clarify.resolve('revenue') r")
 equals "on the 1.0 catalog resolve() resolves it without naming who confirmed" "$out" "RESOLVED|user_confirmation|null"
+# Grain works without the 1.1 columns: every metric additive, no declared keys, fan-outs refused.
+out=$(as_agent "$old" "$confirmed_record" \
+    "SELECT clarify.check('SELECT sum(i.invoiced_amount) FROM sales.invoices i JOIN sales.invoices j ON j.order_id = i.order_id') ->> 'state'")
+equals "on the 1.0 catalog a fan-out is GRAIN" "$out" "GRAIN"
 for _ in $(seq 50); do
     [[ $(q "$old" 'SELECT count(*) FROM clarify.audit') -ge 3 ]] && break
     sleep 0.1

@@ -16,6 +16,8 @@ TEST(States, NamesAndSqlstates) {
     EXPECT_STREQ(sqlstate_of(State::Unsupported), "QC002");
     EXPECT_STREQ(sqlstate_of(State::Mismatch), "QC003");
     EXPECT_STREQ(sqlstate_of(State::Unverified), "QC004");
+    EXPECT_STREQ(to_string(State::Grain), "GRAIN");
+    EXPECT_STREQ(sqlstate_of(State::Grain), "QC006");
     EXPECT_STREQ(to_string(State::AuditUnavailable), "AUDIT_UNAVAILABLE");
     EXPECT_STREQ(sqlstate_of(State::AuditUnavailable), "QC005");
 }
@@ -29,13 +31,13 @@ TEST(States, Statuses) {
 TEST(States, EveryStateHasItsOwnRow) {
     std::set<std::string> names, sqlstates;
     for (State s : {State::Resolved, State::Ambiguous, State::Unsupported, State::Mismatch,
-                    State::Unverified, State::AuditUnavailable}) {
+                    State::Unverified, State::Grain, State::AuditUnavailable}) {
         EXPECT_EQ(state_info(s).state, s);
         names.insert(to_string(s));
         sqlstates.insert(sqlstate_of(s));
     }
-    EXPECT_EQ(names.size(), 6u);
-    EXPECT_EQ(sqlstates.size(), 6u);
+    EXPECT_EQ(names.size(), 7u);
+    EXPECT_EQ(sqlstates.size(), 7u);
 }
 
 }  // namespace

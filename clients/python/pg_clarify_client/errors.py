@@ -1,7 +1,7 @@
 """The gate's rejections as typed exceptions (docs/reference.md, "SQLSTATEs").
 
-The server raises SQLSTATE QC001..QC005 with a one-line JSON DETAIL and the clarification
-question as HINT. Parsing is defensive: whatever the DETAIL holds, the client keeps the raw text
+The server raises SQLSTATE QC001..QC006 with a one-line JSON DETAIL and the clarification
+question (for QC006, how to rewrite the statement) as HINT. Parsing is defensive: whatever the DETAIL holds, the client keeps the raw text
 and never fails while reading it, because a rejected statement must reach the agent as a
 rejection, not as a client crash.
 """
@@ -74,6 +74,11 @@ class Slot:
     window: Optional[str] = None
     expected_range: Optional[Range] = None
     actual_range: Optional[Range] = None
+    #: Grain slots only: the relations whose join repeats the measure's rows (``fanout``), the
+    #: aggregate used and the ones the measure allows (``additivity``).
+    via: Tuple[str, ...] = ()
+    aggregate: Optional[str] = None
+    allowed: Tuple[str, ...] = ()
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> "Slot":
@@ -100,6 +105,9 @@ class Slot:
             window=_text(data.get("window")),
             expected_range=_range(data.get("expected")),
             actual_range=_range(data.get("actual")),
+            via=tuple(v for v in (_text(v) for v in _list(data.get("via"))) if v),
+            aggregate=_text(data.get("aggregate")),
+            allowed=tuple(a for a in (_text(a) for a in _list(data.get("allowed"))) if a),
         )
 
 
@@ -215,9 +223,43 @@ class AuditUnavailable(GateError):
     code = "QC005"
 
 
+class GrainViolation(GateError):
+    """QC006 GRAIN: a governed measure is aggregated in a way its definition does not allow.
+
+    Nobody needs to be asked: the agent rewrites the statement as ``rewrite`` (the HINT) says,
+    e.g. aggregate before joining the relations in a ``fanout`` slot's ``via``.
+    """
+
+    code = "QC006"
+
+    @property
+    def fanouts(self) -> Tuple[Slot, ...]:
+        """Slots of joins that repeat the measure's rows."""
+        return tuple(s for s in self.slots if s.kind == "fanout")
+
+    @property
+    def additivity(self) -> Tuple[Slot, ...]:
+        """Slots of aggregates the measure's additivity or allowed aggregates forbid."""
+        return tuple(s for s in self.slots if s.kind == "additivity")
+
+    @property
+    def rewrite(self) -> str:
+        """How to rewrite the statement: the HINT, else the first slot's reason."""
+        if self.hint:
+            return self.hint
+        return self.slots[0].reason if self.slots else self.message
+
+
 GATE_ERRORS: Dict[str, Type[GateError]] = {
     cls.code: cls
-    for cls in (ClarificationRequired, Unsupported, Mismatch, Unverified, AuditUnavailable)
+    for cls in (
+        ClarificationRequired,
+        Unsupported,
+        Mismatch,
+        Unverified,
+        AuditUnavailable,
+        GrainViolation,
+    )
     if cls.code is not None
 }
 

@@ -82,11 +82,17 @@ CREATE TABLE {SCHEMA}.revenue_ledger (
     recognized_amount numeric(12, 2) NOT NULL
 );
 CREATE TABLE {SCHEMA}.costs (id integer PRIMARY KEY, margin numeric(12, 2) NOT NULL);
+CREATE TABLE {SCHEMA}.order_lines (
+    id       integer PRIMARY KEY,
+    order_id integer NOT NULL REFERENCES {SCHEMA}.orders,
+    product  text NOT NULL
+);
 INSERT INTO {SCHEMA}.orders VALUES
     (1, 'Germany', 'Germany', 1200.00), (2, 'France', 'Belgium', 950.00),
     (3, 'Germany', 'Austria', 300.00);
 INSERT INTO {SCHEMA}.revenue_ledger VALUES (1, 'Germany', 1350.00), (2, 'France', 800.00);
 INSERT INTO {SCHEMA}.costs VALUES (1, 120.00);
+INSERT INTO {SCHEMA}.order_lines VALUES (1, 1, 'chairs'), (2, 1, 'tables'), (3, 2, 'lamps');
 GRANT USAGE ON SCHEMA {SCHEMA} TO {AGENT}, {OUTSIDER};
 GRANT SELECT ON ALL TABLES IN SCHEMA {SCHEMA} TO {AGENT}, {OUTSIDER};
 

@@ -11,6 +11,7 @@ from pg_clarify_client import (
     AuditUnavailable,
     ClarificationRequired,
     GateError,
+    GrainViolation,
     Mismatch,
     Option,
     Unsupported,
@@ -41,7 +42,8 @@ PAYLOAD = {
 @pytest.mark.parametrize(
     "sqlstate, error_class",
     [("QC001", ClarificationRequired), ("QC002", Unsupported), ("QC003", Mismatch),
-     ("QC004", Unverified), ("QC005", AuditUnavailable), ("QC999", GateError)],
+     ("QC004", Unverified), ("QC005", AuditUnavailable), ("QC006", GrainViolation),
+     ("QC999", GateError)],
 )
 def test_each_sqlstate_gets_its_class(sqlstate, error_class) -> None:
     error = GateError.from_parts(sqlstate, "rejected", detail=json.dumps(PAYLOAD))
@@ -111,3 +113,34 @@ def test_gate_errors_survive_pickling() -> None:
     assert type(copy) is ClarificationRequired
     assert copy.slots == error.slots and copy.hint == "Which?"
     assert str(copy) == "QC001: ambiguous"
+
+
+GRAIN_PAYLOAD = {
+    "decision_id": "7", "state": "GRAIN", "question_id": "q_7", "status": "awaiting_rewrite",
+    "slots": [
+        {"kind": "fanout", "term": "revenue", "state": "GRAIN",
+         "reason": "Booked revenue would be counted once for every matching order line",
+         "question": None, "options": [], "columns": ["sales.orders.booked_amount"],
+         "default": None, "expected": None, "actual": "metric.booked_revenue",
+         "via": ["sales.order_lines"]},
+        {"kind": "additivity", "term": "rate", "state": "GRAIN",
+         "reason": "Conversion rate is not additive", "question": None, "options": [],
+         "columns": ["sales.rates.rate"], "default": None, "expected": None,
+         "actual": "metric.rate", "aggregate": "sum", "allowed": ["avg", "max"]},
+    ],
+}
+
+
+def test_grain_violation_carries_its_slots_and_the_rewrite() -> None:
+    error = GateError.from_parts("QC006", "grain", detail=json.dumps(GRAIN_PAYLOAD),
+                                 hint="Aggregate Booked revenue before joining order lines.")
+    assert isinstance(error, GrainViolation)
+    assert error.state == "GRAIN"
+    assert error.rewrite == "Aggregate Booked revenue before joining order lines."
+    (fanout,) = error.fanouts
+    assert fanout.via == ("sales.order_lines",)
+    assert fanout.question == ""
+    (additivity,) = error.additivity
+    assert additivity.aggregate == "sum"
+    assert additivity.allowed == ("avg", "max")
+    assert pickle.loads(pickle.dumps(error)).fanouts == error.fanouts

@@ -13,6 +13,7 @@ from pg_clarify_client import (
     Binding,
     ClarificationRequired,
     GateError,
+    GrainViolation,
     Mismatch,
     ResolutionRecord,
     Unsupported,
@@ -143,3 +144,20 @@ def test_a_qc_error_with_malformed_detail_is_still_typed(agent) -> None:
 def test_a_gate_error_subclasses_gate_error(agent) -> None:
     with pytest.raises(GateError):
         agent.run(BOOKED_SQL)
+
+
+def test_fanout_raises_grain_violation_and_the_rewrite_runs(agent, question_id) -> None:
+    agent.attach(ResolutionRecord(question_id, "Booked revenue of orders with lines", [
+        Binding(REVENUE, BOOKED, "explicit")]))
+    with pytest.raises(GrainViolation) as caught:
+        agent.run(f"SELECT sum(o.booked_amount) FROM {SCHEMA}.orders o "
+                  f"JOIN {SCHEMA}.order_lines l ON l.order_id = o.id")
+    error = caught.value
+    assert error.sqlstate == "QC006"
+    (slot,) = error.fanouts
+    assert slot.via == (f"{SCHEMA}.order_lines",)
+    assert slot.options == ()
+    assert "before joining" in error.rewrite
+    rows = agent.run(f"SELECT sum(o.booked_amount) FROM {SCHEMA}.orders o WHERE EXISTS "
+                     f"(SELECT 1 FROM {SCHEMA}.order_lines l WHERE l.order_id = o.id)")
+    assert rows == [(2150,)]

@@ -1,0 +1,355 @@
+#include "pg.hpp"
+#include "grain_walk.hpp"
+#include "grain_proof.hpp"
+
+extern "C" {
+#include "catalog/partition.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+}
+
+#ifndef WALKER
+#define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
+#endif
+
+namespace clarify::pg {
+
+namespace {
+
+using grain::Proofs;
+
+// A plan with many aggregates over deep joins is traced within this many steps per aggregate;
+// past it the aggregate counts as unproven (fail closed), so the work stays bounded.
+constexpr int kStepsPerAggregate = 20000;
+
+struct Step {
+    Plan *join;
+    bool from_outer;
+};
+
+struct Trace {
+    PlannedStmt *stmt;
+    const bool *watched;
+    Proofs proofs;
+    // The aggregate being traced.
+    Oid aggregate;
+    bool distinct;
+    List *grouped;  // of (relation, attnum) pairs as two-element int lists: the grouping columns
+    List *path;     // Step *: the joins between the current node and the aggregate
+    int steps_left;
+    bool gave_up;
+    // The facts found.
+    AggregateFact *facts;
+    int count, capacity;
+};
+
+void trace_output(Trace *t, Plan *plan, AttrNumber attno);
+
+// Relations scanned under `plan` (partitions as their partitioned table), at most `room`.
+void relations_under(Trace *t, Plan *plan, Oid *out, int *n, int room, int depth) {
+    if (!plan || *n >= room || depth > 32) return;
+    if (grain::is_relation_scan(plan)) {
+        RangeTblEntry *rte = rt_fetch(((Scan *)plan)->scanrelid, t->stmt->rtable);
+        if (rte->rtekind != RTE_RELATION) return;
+        Oid relid = rte->relid;
+        while (get_rel_relispartition(relid)) relid = get_partition_parent(relid, true);
+        for (int i = 0; i < *n; ++i)
+            if (out[i] == relid) return;
+        out[(*n)++] = relid;
+        return;
+    }
+    relations_under(t, plan->lefttree, out, n, room, depth + 1);
+    relations_under(t, plan->righttree, out, n, room, depth + 1);
+    if (IsA(plan, SubqueryScan))
+        relations_under(t, ((SubqueryScan *)plan)->subplan, out, n, room, depth + 1);
+    if (IsA(plan, CteScan))
+        relations_under(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId), out, n, room,
+                        depth + 1);
+    ListCell *lc;
+    if (IsA(plan, Append))
+        foreach (lc, ((Append *)plan)->appendplans)
+            relations_under(t, (Plan *)lfirst(lc), out, n, room, depth + 1);
+    if (IsA(plan, MergeAppend))
+        foreach (lc, ((MergeAppend *)plan)->mergeplans)
+            relations_under(t, (Plan *)lfirst(lc), out, n, room, depth + 1);
+}
+
+void add_fact(Trace *t, const AggregateFact &fact) {
+    if (t->count == t->capacity) {
+        t->capacity *= 2;
+        t->facts = (AggregateFact *)repalloc(t->facts, sizeof(AggregateFact) * t->capacity);
+    }
+    t->facts[t->count++] = fact;
+}
+
+// The column's scan: record the aggregate with the joins on its way that may repeat its rows.
+void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
+    RangeTblEntry *rte = rt_fetch(scan->scanrelid, t->stmt->rtable);
+    // attnum 0: a whole-row reference reads every column (sum((o).amount) is sum(o.amount)).
+    if (rte->rtekind != RTE_RELATION || attnum < 0 || !t->watched[scan->scanrelid - 1]) return;
+    constexpr int kRoom = 8;
+    AggregateFact fact = {};
+    fact.relation = rte->relid;
+    fact.attnum = attnum;
+    fact.aggregate = t->aggregate;
+    fact.distinct = t->distinct;
+    fact.via = (Oid *)palloc(sizeof(Oid) * kRoom);
+    ListCell *lc;
+    foreach (lc, t->path) {
+        Step *step = (Step *)lfirst(lc);
+        if (!grain::join_repeats(&t->proofs, step->join, step->from_outer)) continue;
+        Plan *other = step->from_outer ? step->join->righttree : step->join->lefttree;
+        int before = fact.n_via;
+        relations_under(t, other, fact.via, &fact.n_via, kRoom, 0);
+        if (fact.n_via == before && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
+    }
+    if (t->gave_up && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
+    Bitmapset *single = grain::scan_single_valued(&t->proofs, scan);
+    foreach (lc, t->grouped) {
+        List *pair = (List *)lfirst(lc);
+        if ((Oid)linitial_int(pair) == rte->relid)
+            single = bms_add_member(single, lsecond_int(pair));
+    }
+    fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber) * (bms_num_members(single) + 1));
+    int a = -1;
+    while ((a = bms_next_member(single, a)) >= 0) fact.per_value[fact.n_per_value++] = a;
+    add_fact(t, fact);
+}
+
+void trace_var(Trace *t, Plan *plan, Var *var) {
+    check_stack_depth();
+    CHECK_FOR_INTERRUPTS();
+    if (--t->steps_left < 0) {
+        t->gave_up = true;
+        return;
+    }
+    if (var->varlevelsup != 0) return;
+    if (grain::is_relation_scan(plan)) {
+        Scan *scan = (Scan *)plan;
+        AttrNumber attnum = grain::scan_column(scan, var);
+        if (var->varno == (int)scan->scanrelid || attnum > 0) reach_scan(t, scan, attnum);
+        return;
+    }
+    if (grain::is_join(plan)) {
+        bool from_outer = var->varno == OUTER_VAR;
+        if (!from_outer && var->varno != INNER_VAR) return;
+        Step *step = (Step *)palloc(sizeof(Step));
+        *step = Step{plan, from_outer};
+        t->path = lappend(t->path, step);
+        trace_output(t, from_outer ? plan->lefttree : plan->righttree, var->varattno);
+        t->path = list_delete_last(t->path);
+        return;
+    }
+    ListCell *lc;
+    switch (nodeTag(plan)) {
+        case T_SubqueryScan:
+            if (var->varno == (int)((Scan *)plan)->scanrelid)
+                trace_output(t, ((SubqueryScan *)plan)->subplan, var->varattno);
+            return;
+        case T_CteScan:
+            if (var->varno == (int)((Scan *)plan)->scanrelid)
+                trace_output(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
+                             var->varattno);
+            return;
+        case T_Append:
+            foreach (lc, ((Append *)plan)->appendplans)
+                trace_output(t, (Plan *)lfirst(lc), var->varattno);
+            return;
+        case T_MergeAppend:
+            foreach (lc, ((MergeAppend *)plan)->mergeplans)
+                trace_output(t, (Plan *)lfirst(lc), var->varattno);
+            return;
+        case T_RecursiveUnion:
+            trace_output(t, plan->lefttree, var->varattno);
+            trace_output(t, plan->righttree, var->varattno);
+            return;
+        default:
+            // Upper nodes compute over their children's rows.
+            if (var->varno == OUTER_VAR) trace_output(t, plan->lefttree, var->varattno);
+            if (var->varno == INNER_VAR) trace_output(t, plan->righttree, var->varattno);
+            return;
+    }
+}
+
+struct ExprAt {
+    Trace *trace;
+    Plan *plan;
+};
+
+// Vars of an expression, and of aggregates in it (a total of totals is still the measure); a
+// SubPlan is a statement of its own, whose aggregates are found where its plan is walked.
+bool trace_expr_walker(Node *node, void *context) {
+    if (!node) return false;
+    if (IsA(node, Var)) {
+        ExprAt *at = (ExprAt *)context;
+        trace_var(at->trace, at->plan, (Var *)node);
+        return false;
+    }
+    if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan)) return false;
+    return expression_tree_walker(node, WALKER(trace_expr_walker), context);
+}
+
+void trace_output(Trace *t, Plan *plan, AttrNumber attno) {
+    if (!plan || attno < 1 || attno > list_length(plan->targetlist)) return;
+    ExprAt at = {t, plan};
+    trace_expr_walker((Node *)list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr, &at);
+}
+
+// The base columns (relation, attnum) that grouping column `attno` of `plan` is a plain copy of.
+void grouped_columns(Trace *t, Plan *plan, AttrNumber attno, int depth) {
+    if (!plan || depth > 64 || attno < 1 || attno > list_length(plan->targetlist)) return;
+    Expr *e = list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
+    while (e && IsA(e, RelabelType)) e = ((RelabelType *)e)->arg;
+    if (!e || !IsA(e, Var)) return;
+    Var *v = (Var *)e;
+    if (grain::is_relation_scan(plan)) {
+        AttrNumber a = grain::scan_column((Scan *)plan, v);
+        RangeTblEntry *rte = rt_fetch(((Scan *)plan)->scanrelid, t->stmt->rtable);
+        if (a > 0 && rte->rtekind == RTE_RELATION)
+            t->grouped = lappend(t->grouped, list_make2_int((int)rte->relid, a));
+        return;
+    }
+    ListCell *lc;
+    switch (nodeTag(plan)) {
+        case T_SubqueryScan:
+            grouped_columns(t, ((SubqueryScan *)plan)->subplan, v->varattno, depth + 1);
+            return;
+        case T_CteScan:
+            grouped_columns(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
+                            v->varattno, depth + 1);
+            return;
+        case T_Append:
+            foreach (lc, ((Append *)plan)->appendplans)
+                grouped_columns(t, (Plan *)lfirst(lc), v->varattno, depth + 1);
+            return;
+        default:
+            if (v->varno == OUTER_VAR) grouped_columns(t, plan->lefttree, v->varattno, depth + 1);
+            if (v->varno == INNER_VAR) grouped_columns(t, plan->righttree, v->varattno, depth + 1);
+            return;
+    }
+}
+
+// Traces one aggregate's arguments, evaluated over `plan`'s child rows.
+void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *args, int n_groups,
+                     const AttrNumber *groups) {
+    t->aggregate = aggregate;
+    t->distinct = distinct;
+    t->grouped = NIL;
+    t->path = NIL;
+    t->steps_left = kStepsPerAggregate;
+    t->gave_up = false;
+    t->proofs.budget = kStepsPerAggregate;
+    for (int i = 0; i < n_groups; ++i) grouped_columns(t, plan->lefttree, groups[i], 0);
+    ExprAt at = {t, plan};
+    trace_expr_walker((Node *)args, &at);
+}
+
+struct AggregatesAt {
+    Trace *trace;
+    Plan *plan;
+};
+
+bool aggregate_walker(Node *node, void *context) {
+    if (!node) return false;
+    AggregatesAt *at = (AggregatesAt *)context;
+    Plan *plan = at->plan;
+    if (IsA(node, Aggref) && IsA(plan, Agg)) {
+        Aggref *ref = (Aggref *)node;
+        Agg *agg = (Agg *)plan;
+        // A partial aggregate is traced from the aggregate that finishes it.
+        if (!DO_AGGSPLIT_SKIPFINAL(ref->aggsplit)) {
+            bool grouped = agg->groupingSets == NIL;
+            trace_aggregate(at->trace, plan, ref->aggfnoid, ref->aggdistinct != NIL, ref->args,
+                            grouped ? agg->numCols : 0, agg->grpColIdx);
+        }
+        return false;
+    }
+    if (IsA(node, WindowFunc) && IsA(plan, WindowAgg)) {
+        WindowFunc *fn = (WindowFunc *)node;
+        WindowAgg *wa = (WindowAgg *)plan;
+        if (fn->winagg)
+            trace_aggregate(at->trace, plan, fn->winfnoid, false, fn->args, wa->partNumCols,
+                            wa->partColIdx);
+        return false;
+    }
+    if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan)) return false;
+    return expression_tree_walker(node, WALKER(aggregate_walker), context);
+}
+
+// Every Agg and WindowAgg of the plan tree (subplans and CTEs are walked from the statement).
+void find_aggregates(Trace *t, Plan *plan, int depth) {
+    if (!plan) return;
+    check_stack_depth();
+    CHECK_FOR_INTERRUPTS();
+    if (IsA(plan, Agg) || IsA(plan, WindowAgg)) {
+        AggregatesAt at = {t, plan};
+        aggregate_walker((Node *)plan->targetlist, &at);
+        aggregate_walker((Node *)plan->qual, &at);
+    }
+    find_aggregates(t, plan->lefttree, depth + 1);
+    find_aggregates(t, plan->righttree, depth + 1);
+    ListCell *lc;
+    switch (nodeTag(plan)) {
+        case T_SubqueryScan:
+            find_aggregates(t, ((SubqueryScan *)plan)->subplan, depth + 1);
+            break;
+        case T_Append:
+            foreach (lc, ((Append *)plan)->appendplans)
+                find_aggregates(t, (Plan *)lfirst(lc), depth + 1);
+            break;
+        case T_MergeAppend:
+            foreach (lc, ((MergeAppend *)plan)->mergeplans)
+                find_aggregates(t, (Plan *)lfirst(lc), depth + 1);
+            break;
+        case T_CustomScan:
+            foreach (lc, ((CustomScan *)plan)->custom_plans)
+                find_aggregates(t, (Plan *)lfirst(lc), depth + 1);
+            break;
+        default:
+            break;
+    }
+}
+
+// Parameters a nested loop sets from its outer row: a column compared with one is not fixed.
+void collect_loop_params(Bitmapset **params, Plan *plan, PlannedStmt *stmt, int depth) {
+    if (!plan || depth > 1000) return;
+    ListCell *lc;
+    if (IsA(plan, NestLoop))
+        foreach (lc, ((NestLoop *)plan)->nestParams)
+            *params = bms_add_member(*params, ((NestLoopParam *)lfirst(lc))->paramno);
+    collect_loop_params(params, plan->lefttree, stmt, depth + 1);
+    collect_loop_params(params, plan->righttree, stmt, depth + 1);
+    if (IsA(plan, SubqueryScan))
+        collect_loop_params(params, ((SubqueryScan *)plan)->subplan, stmt, depth + 1);
+    if (IsA(plan, Append))
+        foreach (lc, ((Append *)plan)->appendplans)
+            collect_loop_params(params, (Plan *)lfirst(lc), stmt, depth + 1);
+    if (IsA(plan, MergeAppend))
+        foreach (lc, ((MergeAppend *)plan)->mergeplans)
+            collect_loop_params(params, (Plan *)lfirst(lc), stmt, depth + 1);
+}
+
+}  // namespace
+
+AggregateFacts plan_aggregate_facts(PlannedStmt *stmt, const bool *watched, DeclaredKeyFn declared,
+                                    void *declared_context) {
+    Trace t = {};
+    t.stmt = stmt;
+    t.watched = watched;
+    t.proofs.stmt = stmt;
+    t.proofs.declared = declared;
+    t.proofs.declared_context = declared_context;
+    t.capacity = 4;
+    t.facts = (AggregateFact *)palloc(sizeof(AggregateFact) * t.capacity);
+    collect_loop_params(&t.proofs.loop_params, stmt->planTree, stmt, 0);
+    ListCell *lc;
+    foreach (lc, stmt->subplans)
+        collect_loop_params(&t.proofs.loop_params, (Plan *)lfirst(lc), stmt, 0);
+    find_aggregates(&t, stmt->planTree, 0);
+    foreach (lc, stmt->subplans) find_aggregates(&t, (Plan *)lfirst(lc), 0);
+    return AggregateFacts{t.facts, t.count};
+}
+
+}  // namespace clarify::pg
