@@ -52,7 +52,7 @@ const ResolutionRecord kBooking =
 
 TEST(DecideTime, ARequiredPeriodNotBoundedIsAskedWithTheWindowsAsOptions) {
     Catalog catalog = dated(RevenueCatalog{});
-    Decision d = decide(catalog, analyst(), kBooking, reads(catalog, {kBookedAmount}),
+    Decision d = decide(catalog, analyst(), kBooking, reads(catalog, {kBookedAmount}), {},
                         facts(TimeRange{kJan1, std::nullopt}));
     ASSERT_EQ(d.state, State::Ambiguous);
     ASSERT_EQ(d.slots.size(), 1u);
@@ -64,7 +64,7 @@ TEST(DecideTime, ARequiredPeriodNotBoundedIsAskedWithTheWindowsAsOptions) {
 
 TEST(DecideTime, ABoundedPeriodIsRecordedInTheBinding) {
     Catalog catalog = dated(RevenueCatalog{});
-    Decision d = decide(catalog, analyst(), kBooking, reads(catalog, {kBookedAmount}),
+    Decision d = decide(catalog, analyst(), kBooking, reads(catalog, {kBookedAmount}), {},
                         facts(TimeRange{kJan1, kApr1}));
     ASSERT_TRUE(d.allowed());
     ASSERT_TRUE(d.covered[0].range.has_value());
@@ -75,8 +75,8 @@ TEST(DecideTime, ABoundedPeriodIsRecordedInTheBinding) {
 
 TEST(DecideTime, AnOptionalPeriodIsNotAsked) {
     Catalog catalog = dated(RevenueCatalog{}, false);
-    Decision d =
-        decide(catalog, analyst(), kBooking, reads(catalog, {kBookedAmount}), facts(TimeRange{}));
+    Decision d = decide(catalog, analyst(), kBooking, reads(catalog, {kBookedAmount}), {},
+                        facts(TimeRange{}));
     EXPECT_TRUE(d.allowed());
 }
 
@@ -86,11 +86,11 @@ TEST(DecideTime, ABoundWindowMustEqualTheRange) {
                                   {binding("revenue", kBooked, BindingSource::Explicit),
                                    binding("quarter", kQ1, BindingSource::Explicit)});
     auto windows = std::vector<std::pair<std::string, TimeRange>>{{kQ1, TimeRange{kJan1, kApr1}}};
-    Decision ok = decide(catalog, analyst(), rec, reads(catalog, {kBookedAmount}),
+    Decision ok = decide(catalog, analyst(), rec, reads(catalog, {kBookedAmount}), {},
                          facts(TimeRange{kJan1, kApr1}, windows));
     ASSERT_TRUE(ok.allowed());
     EXPECT_EQ(ok.covered[0].window, kQ1);
-    Decision off = decide(catalog, analyst(), rec, reads(catalog, {kBookedAmount}),
+    Decision off = decide(catalog, analyst(), rec, reads(catalog, {kBookedAmount}), {},
                           facts(TimeRange{kJan1, kApr1 + kDay}, windows));
     ASSERT_EQ(off.state, State::Mismatch);
     EXPECT_EQ(off.slots[0].expected_range, (TimeRange{kJan1, kApr1}));
@@ -108,7 +108,7 @@ TEST(DecideTime, AnUnverifiedWindowClaimIsUnverified) {
     ResolutionRecord rec = record("q1", "booked revenue",
                                   {binding("revenue", kBooked, BindingSource::Explicit),
                                    binding("quarter", kFiscalQ1, BindingSource::UserConfirmation)});
-    Decision d = decide(catalog, analyst(), rec, reads(catalog, {kBookedAmount}),
+    Decision d = decide(catalog, analyst(), rec, reads(catalog, {kBookedAmount}), {},
                         facts(TimeRange{kJan1, kApr1}, {{kFiscalQ1, TimeRange{kJan1, kApr1}}}));
     ASSERT_EQ(d.state, State::Unverified);
     EXPECT_TRUE(d.slots[0].time_range);
@@ -134,7 +134,7 @@ TEST(DecideTime, ABindingToAnIneligibleWindowIsUnsupported) {
     changed.add_time_policy(kBookedAmount,
                             TimePolicy{kBooked, kOrderDate.attnum, "order_date", true});
     changed.finalize();
-    Decision d = decide(changed, analyst(), rec, reads(changed, {kBookedAmount}),
+    Decision d = decide(changed, analyst(), rec, reads(changed, {kBookedAmount}), {},
                         facts(TimeRange{kJan1, kApr1}, {{kQ1, TimeRange{kJan1, kApr1}}}));
     ASSERT_EQ(d.state, State::Unsupported);
     EXPECT_TRUE(d.slots[0].time_range);
@@ -144,7 +144,7 @@ TEST(DecideTime, ABindingToAnIneligibleWindowIsUnsupported) {
 TEST(DecideImpact, SlotsAreOrderedByImpactAndTheHintAsksTheFirstOnly) {
     Catalog catalog = dated(RevenueCatalog{}, true, Impact::Low);
     Decision d = decide(catalog, analyst(), kNoRecord,
-                        reads(catalog, {kShipCountry, kBookedAmount}), facts(TimeRange{}));
+                        reads(catalog, {kShipCountry, kBookedAmount}), {}, facts(TimeRange{}));
     ASSERT_GE(d.slots.size(), 3u);
     EXPECT_EQ(d.slots.back().term, "country");
     EXPECT_EQ(d.slots.back().impact, Impact::Low);
@@ -157,7 +157,7 @@ TEST(DecideImpact, LowImpactAmbiguityIsAssumedBelowTheThreshold) {
     Catalog catalog = dated(RevenueCatalog{}, true, Impact::Low);
     Decision asked = decide(catalog, analyst(), kNoRecord, reads(catalog, {kShipCountry}));
     EXPECT_EQ(asked.state, State::Ambiguous);
-    Decision assumed = decide(catalog, analyst(), kNoRecord, reads(catalog, {kShipCountry}), {},
+    Decision assumed = decide(catalog, analyst(), kNoRecord, reads(catalog, {kShipCountry}), {}, {},
                               AssumeBelow::Medium);
     ASSERT_TRUE(assumed.allowed());
     EXPECT_EQ(assumed.covered[0].source, CoverageSource::Assumed);
@@ -168,13 +168,14 @@ TEST(DecideImpact, LowImpactAmbiguityIsAssumedBelowTheThreshold) {
 
 TEST(DecideImpact, HighImpactAndDefaultsAreNeverAssumed) {
     Catalog high = dated(RevenueCatalog{});
-    EXPECT_EQ(decide(high, analyst(), kNoRecord, reads(high, {kShipCountry}), {}, AssumeBelow::High)
-                  .state,
-              State::Ambiguous);
+    EXPECT_EQ(
+        decide(high, analyst(), kNoRecord, reads(high, {kShipCountry}), {}, {}, AssumeBelow::High)
+            .state,
+        State::Ambiguous);
     RevenueCatalog rows;
     rows.add_default("country", kCountry);
     Catalog defaulted = dated(rows, true, Impact::Low);
-    EXPECT_EQ(decide(defaulted, analyst(), kNoRecord, reads(defaulted, {kShipCountry}), {},
+    EXPECT_EQ(decide(defaulted, analyst(), kNoRecord, reads(defaulted, {kShipCountry}), {}, {},
                      AssumeBelow::High)
                   .state,
               State::Mismatch);
@@ -182,7 +183,7 @@ TEST(DecideImpact, HighImpactAndDefaultsAreNeverAssumed) {
 
 TEST(DecideImpact, ATimeRangeSlotIsNeverAssumed) {
     Catalog catalog = dated(RevenueCatalog{});
-    Decision d = decide(catalog, analyst(), kBooking, reads(catalog, {kBookedAmount}),
+    Decision d = decide(catalog, analyst(), kBooking, reads(catalog, {kBookedAmount}), {},
                         facts(TimeRange{}), AssumeBelow::High);
     EXPECT_EQ(d.state, State::Ambiguous);
 }
