@@ -1062,3 +1062,16 @@ BEGIN
     END IF;
 END
 $$;
+
+--------------------------------------------------------------------------------------------------
+-- Sync audit through the write-ahead log: waiting until decisions are visible
+--------------------------------------------------------------------------------------------------
+
+-- A sync decision is durable in the WAL before it is a row; this waits for the rows. Whoever may
+-- read clarify.audit may call it (the function checks that privilege itself).
+CREATE FUNCTION clarify.audit_wait(timeout interval DEFAULT '5 s') RETURNS boolean
+    AS 'MODULE_PATHNAME', 'clarify_audit_wait'
+    LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION clarify.audit_wait(interval) IS
+    'Waits until every decision made in this database before the call is visible in clarify.audit; false when the timeout passes first.';

@@ -156,6 +156,8 @@ def main():
         show_rejection(refused)
 
     section("6. The audit trail of this conversation (read by the DBA; agents cannot)")
+    # Sync decisions are durable before each answer; their rows follow shortly after.
+    dba.execute("SELECT clarify.audit_wait()")
     table(dba.execute(
         "SELECT question_id, decision, state, "
         "coalesce((SELECT string_agg(DISTINCT b->>'source', ', ') FROM jsonb_array_elements(bindings) b), '') AS sources, "

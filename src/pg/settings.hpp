@@ -15,6 +15,7 @@ extern int audit_timeout_ms;
 extern int audit_queue_size_kb;
 extern int audit_databases;
 extern int audit_writers;
+extern int audit_retained_wal_mb;
 extern char *resolution_text;
 
 void define_settings();
