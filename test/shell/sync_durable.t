@@ -61,8 +61,16 @@ wait_ready() { for _ in $(seq 1 120); do "$PG_BINDIR/pg_isready" -q && return 0;
 # 1. Immediate shutdown under sync load of 4 clients, then a restart.
 "$PYTHON" "$here/../fault/agent_load.py" 5 4 "$out" >"$out.log" 2>&1 &
 load_pid=$!
-sleep 3
+sleep 2
+# The writer held off for the last second: the stop surely finds decisions not yet rows.
+"$PG_BINDIR/psql" -X -qAt -c "BEGIN" -c "LOCK TABLE clarify.audit_batches IN ACCESS EXCLUSIVE MODE" \
+    -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+locker_pid=$!
+sleep 1
 as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1
+kill "$locker_pid" 2>/dev/null
+wait "$locker_pid" 2>/dev/null
+locker_pid=
 as_cluster_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null 2>&1
 check "the server is back after an immediate shutdown under load" wait_ready
 wait "$load_pid"
