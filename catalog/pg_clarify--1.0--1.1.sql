@@ -907,3 +907,16 @@ REVOKE ALL ON clarify.unique_keys FROM PUBLIC;
 REVOKE ALL ON FUNCTION clarify.concepts_grain_check(), clarify.concept_columns_snapshot_check(),
     clarify.unique_keys_check() FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('clarify.unique_keys', '');
+
+--------------------------------------------------------------------------------------------------
+-- Sync audit through the write-ahead log: waiting until decisions are visible
+--------------------------------------------------------------------------------------------------
+
+-- A sync decision is durable in the WAL before it is a row; this waits for the rows. Whoever may
+-- read clarify.audit may call it (the function checks that privilege itself).
+CREATE FUNCTION clarify.audit_wait(timeout interval DEFAULT '5 s') RETURNS boolean
+    AS 'MODULE_PATHNAME', 'clarify_audit_wait'
+    LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION clarify.audit_wait(interval) IS
+    'Waits until every decision made in this database before the call is visible in clarify.audit; false when the timeout passes first.';

@@ -211,7 +211,6 @@ def main():
     table(rows, ["channel", "invoiced revenue"])
     admin.execute("ALTER ROLE agent RESET pg_clarify.assume_below")
 
-
     section('8. "Booked revenue of invoiced orders, Germany, last quarter" -- a join that may '
             'repeat orders')
     record = ResolutionRecord("q_1048", "Show booked revenue of invoiced orders for Germany "
@@ -239,6 +238,8 @@ def main():
     say(f"  -> allowed: {rows[0][0]} (Booked revenue, each order counted once)")
 
     section("9. The audit trail of this conversation (read by the DBA; agents cannot)")
+    # Sync decisions are durable before each answer; their rows follow shortly after.
+    dba.execute("SELECT clarify.audit_wait()")
     table(dba.execute(
         "SELECT question_id, decision, state, "
         "coalesce((SELECT string_agg(DISTINCT b->>'source', ', ') FROM jsonb_array_elements(bindings) b), '') AS sources, "

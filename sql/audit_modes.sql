@@ -21,6 +21,7 @@ BEGIN
     PERFORM pg_sleep(0.05);
   END LOOP;
 END $$;
+SELECT clarify.audit_wait() AS caught_up \gset
 SELECT count(*) AS async_rows, count(DISTINCT decision_id) AS distinct_ids FROM clarify.audit_log WHERE question_id = 'q_async';
 SELECT dropped FROM clarify.audit_queue() WHERE database = current_database();
 
@@ -40,7 +41,9 @@ $sql$);
 SELECT dblink_connect('other_agent', public.conninfo('regress_clarify_other', 'regress_agent'));
 SELECT dblink_exec('other_agent', $$SET pg_clarify.resolution = '{"question_id": "q_other_db"}'$$);
 SELECT * FROM dblink('other_agent', 'SELECT sum(weight) FROM public.shipments') AS t(total numeric);
+SELECT * FROM dblink('other_dba', 'SELECT clarify.audit_wait()') AS t(other_caught_up boolean) \gset
 SELECT * FROM dblink('other_dba', $$SELECT decision || ' ' || statement FROM clarify.audit WHERE question_id = 'q_other_db'$$) AS t(audited text);
+SELECT clarify.audit_wait() AS caught_up \gset
 SELECT count(*) AS rows_here FROM clarify.audit_log WHERE question_id = 'q_other_db';
 SELECT dblink_disconnect('other_agent');
 SELECT dblink_disconnect('other_dba');

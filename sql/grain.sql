@@ -192,7 +192,9 @@ SELECT g -> 'detail' ->> 'state' AS state,
        jsonb_path_query_array(g, '$.detail.slots[*].kind') AS kinds
 FROM gate($$SELECT sum(o.booked_amount) FROM sales.orders o JOIN shop.order_lines l ON l.order_id = o.id$$) g;
 RESET ROLE;
--- The audit keeps the GRAIN decision (sync mode: written before the error was raised).
+-- The audit keeps the GRAIN decision (sync mode: durable before the error was raised; its row
+-- follows, and audit_wait() waits for it).
+SELECT clarify.audit_wait() AS caught_up \gset
 SELECT state, decision, payload -> 'slots' -> 0 ->> 'kind' AS kind
 FROM clarify.audit WHERE question_id = 'q_grain_audit';
 

@@ -188,6 +188,7 @@ SELECT period($$SELECT region FROM ledger.bookings$$);
 \c - postgres
 DELETE FROM clarify.defaults WHERE term = 'region';
 ALTER ROLE regress_agent RESET pg_clarify.assume_below;
+SELECT clarify.audit_wait() AS caught_up \gset
 SELECT decision, state, bindings->0->>'concept' AS concept, bindings->0->>'source' AS source,
        bindings->0->>'impact' AS impact
   FROM clarify.audit WHERE question_id = 'q_t_assume';

@@ -58,14 +58,14 @@ Oid texts_relid = InvalidOid, shapes_relid = InvalidOid;
 // The identity width the last batch found (a change means the tables were updated or recreated).
 Width last_width = Width::Unknown;
 
-// A sync decision is durable before its backend goes on, whatever the server's default (at least
-// `on`, or the configured remote_write / remote_apply: a synchronous standby has it too); a batch
-// of async decisions only needs to reach the WAL soon. Set for one batch, then restored, without
-// the cost of a GUC change per transaction (the setting is read at commit).
+// A sync decision is durable already (its backend flushed it to the WAL, and synchronous standbys
+// confirmed it): its batch is flushed locally before the retention slot may pass it; a batch of
+// async decisions only needs to reach the WAL soon. Set for one batch, then restored, without the
+// cost of a GUC change per transaction (the setting is read at commit).
 class CommitLevel {
   public:
     explicit CommitLevel(bool any_sync) : saved_(synchronous_commit) {
-        set_commit_level(any_sync ? Max(saved_, static_cast<int>(SYNCHRONOUS_COMMIT_ON))
+        set_commit_level(any_sync ? static_cast<int>(SYNCHRONOUS_COMMIT_LOCAL_FLUSH)
                                   : static_cast<int>(SYNCHRONOUS_COMMIT_OFF));
     }
     ~CommitLevel() { set_commit_level(saved_); }
@@ -439,13 +439,10 @@ long drain(AuditSlot *slot, std::vector<char> &buffer) {
                 });
                 note_published(kept);
                 total += static_cast<long>(batch.size());
-                // Sync decisions are waited for: go on at once. Async ones can gather into the
-                // next batch unless the queue is filling up (a quarter of it wakes us anyway).
-                bool any_sync = false;
-                for (const AuditView &a : batch) any_sync = any_sync || a.sync;
+                // Decisions are durable (sync) or queued (async) already: the next batch
+                // gathers unless the queue is filling up (a quarter of it wakes us anyway).
                 uint64 pending = pg_guard([&] { return audit_pending_bytes(slot); });
-                if (!any_sync && pending * 4 <= audit_ring_size() && !ShutdownRequestPending)
-                    return total;
+                if (pending * 4 <= audit_ring_size() && !ShutdownRequestPending) return total;
                 continue;
             }
         }

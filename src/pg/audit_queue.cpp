@@ -1,6 +1,7 @@
 #include "audit_queue.hpp"
 #include "audit_queue_slot.hpp"
 #include "audit_record.hpp"
+#include "audit_wal.hpp"
 #include "settings.hpp"
 #include "shared_memory.hpp"
 
@@ -11,6 +12,7 @@ extern "C" {
 #include "postmaster/bgworker.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
+#include "access/xlog.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "storage/pmsignal.h"
@@ -19,7 +21,6 @@ extern "C" {
 
 #include <climits>
 #include <cstring>
-#include <sched.h>
 #ifdef __linux__
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -47,6 +48,12 @@ void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
     uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
     memcpy(dst, ring_of(slot) + off, first);
     memcpy(dst + first, ring_of(slot), n - first);
+}
+
+void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
+    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
+    memcpy(ring_of(slot) + off, src, first);
+    memcpy(ring_of(slot), src + first, n - first);
 }
 
 bool published_has(const AuditSlot *slot, const AuditHash &hash) {
@@ -94,6 +101,8 @@ AuditSlot *find_slot(Oid database, bool claim) {
             slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
             slot->failed_batches = slot->malformed = 0;
             slot->last_error[0] = '\0';
+            slot->marks.head = slot->marks.tail = 0;
+            slot->recover_pending = false;
             published_clear(slot);
             found = slot;
         }
@@ -103,13 +112,18 @@ AuditSlot *find_slot(Oid database, bool claim) {
     return found;
 }
 
+DurableMark *marks_of(AuditSlot *slot) {
+    return reinterpret_cast<DurableMark *>(reinterpret_cast<char *>(queue) + slot->marks_offset);
+}
+
+bool slot_drained(AuditSlot *slot) {
+    return pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos) &&
+           !slot->recover_pending;
+}
+
 namespace {
 
 constexpr const char *kTranche = "pg_clarify audit queue";
-// Sync waiters look this often whether the writer is still there (and start another if not).
-constexpr long kWaiterCheckMs = 500;
-// Sync waiters yield the CPU this many times before they sleep on the futex.
-constexpr int kWaiterYields = 3;
 // The longest single sleep of a waiter: interrupts (cancel, statement_timeout, terminate) and
 // the postmaster's death are noticed within this.
 constexpr long kWaiterNapMs = 20;
@@ -136,23 +150,22 @@ Size header_size(int nslots) {
     return MAXALIGN(offsetof(AuditQueue, slots) + sizeof(AuditSlot) * nslots);
 }
 
+// Every entry takes at least its length word and fixed part: this many marks never run out.
+uint64 marks_capacity(uint64 ring) {
+    return ring / (sizeof(uint32) + kAuditEntryPrefix) + 1;
+}
+
 uint64 ring_bytes() {
     // Never smaller than the largest entry a 64 kB record can make.
     uint64 total = uint64(audit_queue_size_kb) * 1024;
     return MAXALIGN(Max(total / uint64(audit_databases), uint64(256 * 1024)));
 }
 
-void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
-    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
-    memcpy(ring_of(slot) + off, src, first);
-    memcpy(ring_of(slot), src + first, n - first);
-}
+}  // namespace
 
-// 1: a writer serves the slot (or is starting); 0: none could be started; -1: the slot was
-// returned to the pool meanwhile (the caller looks again).
-int start_writer(AuditSlot *slot) {
+int start_writer(AuditSlot *slot, Oid database) {
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    if (slot->database != MyDatabaseId) {
+    if (slot->database != database) {
         LWLockRelease(slot->lock);
         return -1;
     }
@@ -186,9 +199,9 @@ int start_writer(AuditSlot *slot) {
     worker.bgw_restart_time = BGW_NEVER_RESTART;
     snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_clarify");
     snprintf(worker.bgw_function_name, BGW_MAXLEN, "clarify_audit_writer_main");
-    snprintf(worker.bgw_name, BGW_MAXLEN, "pg_clarify audit writer for database %u", MyDatabaseId);
+    snprintf(worker.bgw_name, BGW_MAXLEN, "pg_clarify audit writer for database %u", database);
     snprintf(worker.bgw_type, BGW_MAXLEN, "pg_clarify audit writer");
-    worker.bgw_main_arg = ObjectIdGetDatum(MyDatabaseId);
+    worker.bgw_main_arg = ObjectIdGetDatum(database);
     BackgroundWorkerHandle *handle;
     if (RegisterDynamicBackgroundWorker(&worker, &handle)) return 1;
     LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
@@ -196,8 +209,7 @@ int start_writer(AuditSlot *slot) {
     slot->writer_registered = false;
     // Nothing queued and nobody to write it: the queue goes back to the pool, free for a
     // database that has a writer.
-    if (slot->database == MyDatabaseId && slot->writer_pid == 0 &&
-        pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos))
+    if (slot->database == database && slot->writer_pid == 0 && slot_drained(slot))
         slot->database = InvalidOid;
     LWLockRelease(slot->lock);
     LWLockRelease(queue->assign_lock);
@@ -207,6 +219,8 @@ int start_writer(AuditSlot *slot) {
                      "worker slots at server start).")));
     return 0;
 }
+
+namespace {
 
 // A waiter gave up (timed out, found no room, or its batch was not confirmed): counted in the
 // slot's timeouts (clarify.audit_queue()), and `result` returned.
@@ -222,10 +236,40 @@ long remaining_ms(TimestampTz deadline) {
     return ms;
 }
 
+// Sync decisions need the retention slot held (the keeper takes it at start) and the WAL it keeps
+// within pg_clarify.audit_retained_wal; they wait for the former within the timeout.
+template <typename StartDeadline>
+bool retention_admits(int timeout_ms, StartDeadline &start_deadline, TimestampTz &deadline,
+                      SubmitResult *refused) {
+    if (RecoveryInProgress()) {
+        *refused = SubmitResult::NoRetention;
+        return false;
+    }
+    while (pg_atomic_read_u32(&queue->retention_ready) == 0) {
+        start_deadline();
+        long wait = remaining_ms(deadline);
+        if (wait <= 0) {
+            *refused = SubmitResult::NoRetention;
+            return false;
+        }
+        pg_usleep(Min(wait, kWaiterNapMs) * 1000L);
+        CHECK_FOR_INTERRUPTS();
+    }
+    uint64 limit = uint64(audit_retained_wal_mb) * 1024 * 1024;
+    if (retention_exceeded(audit_wal_insert_position(), pg_atomic_read_u64(&queue->retained_from),
+                           limit)) {
+        *refused = SubmitResult::RetentionFull;
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 Size audit_queue_shmem_size() {
-    return add_size(header_size(audit_databases), mul_size(ring_bytes(), audit_databases));
+    uint64 ring = ring_bytes();
+    Size per_slot = add_size(ring, MAXALIGN(sizeof(DurableMark) * marks_capacity(ring)));
+    return add_size(header_size(audit_databases), mul_size(per_slot, audit_databases));
 }
 
 void audit_queue_request_locks() {
@@ -242,6 +286,11 @@ void audit_queue_attach(void *base, bool found) {
     queue->nslots = audit_databases;
     queue->ring_size = ring_bytes();
     queue->assign_lock = &locks[0].lock;
+    pg_atomic_init_u32(&queue->retention_ready, 0);
+    pg_atomic_init_u32(&queue->recovery_assigned, 0);
+    pg_atomic_init_u64(&queue->retained_from, 0);
+    Size per_slot =
+        queue->ring_size + MAXALIGN(sizeof(DurableMark) * marks_capacity(queue->ring_size));
     for (int i = 0; i < queue->nslots; ++i) {
         AuditSlot *slot = &queue->slots[i];
         slot->lock = &locks[i + 1].lock;
@@ -250,7 +299,9 @@ void audit_queue_attach(void *base, bool found) {
         pg_atomic_init_u32(&slot->commit_seq, 0);
         pg_atomic_init_u32(&slot->sleepers, 0);
         pg_atomic_init_u64(&slot->unconfirmed_upto, 0);
-        slot->ring_offset = header_size(queue->nslots) + Size(i) * queue->ring_size;
+        slot->ring_offset = header_size(queue->nslots) + Size(i) * per_slot;
+        slot->marks_offset = slot->ring_offset + queue->ring_size;
+        slot->marks.capacity = marks_capacity(queue->ring_size);
     }
 }
 
@@ -275,16 +326,22 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
     AuditSlot *slot = nullptr;
     uint64 end = 0;
     uint32 seen = 0;
+    XLogRecPtr wal_end = InvalidXLogRecPtr;
     for (;;) {
         if (!slot && !(slot = find_slot(MyDatabaseId, true))) return SubmitResult::NoWriter;
         // The writer is normally up; only when it is not does looking cost a lock and a clock read.
         if (slot->writer_pid == 0) {
-            int writer = start_writer(slot);
+            int writer = start_writer(slot, MyDatabaseId);
             if (writer < 0) {
                 slot = nullptr;
                 continue;
             }
             if (writer == 0) return SubmitResult::NoWriter;
+        }
+        if (sync) {
+            SubmitResult refused = SubmitResult::Committed;
+            if (!retention_admits(timeout_ms, start_deadline, deadline, &refused))
+                return count_failed_wait(slot, refused);
         }
         seen = pg_atomic_read_u32(&slot->commit_seq);
         LWLockAcquire(slot->lock, LW_EXCLUSIVE);
@@ -306,15 +363,22 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
         if (queue->ring_size - (w - r) >= need) {
             ring_copy_in(slot, w, reinterpret_cast<const char *>(&size), sizeof(uint32));
             ring_copy_in(slot, w + sizeof(uint32), bytes, size);
-            pg_write_barrier();
-            pg_atomic_write_u64(&slot->write_pos, w + need);
-            slot->enqueued++;
             end = w + need;
+            if (sync) {
+                // In the WAL under the queue's lock: the queue's order is the WAL's, so the
+                // oldest mark is the oldest decision the writer has not materialised.
+                DurableMark mark{end, audit_wal_insert_position()};
+                wal_end = audit_wal_log(bytes, size);
+                (void)push_mark(slot->marks, marks_of(slot), mark);  // never full: see capacity
+            }
+            pg_write_barrier();
+            pg_atomic_write_u64(&slot->write_pos, end);
+            slot->enqueued++;
             Latch *writer = slot->writer_latch;
             LWLockRelease(slot->lock);
-            // A sync decision wakes the writer at once; async ones let it gather a batch (it
-            // looks every kAsyncPollMs) unless the queue is filling up.
-            if (writer && (sync || (end - r) * 4 > queue->ring_size)) SetLatch(writer);
+            // The writer gathers a batch (it looks every kAsyncPollMs) unless the queue is
+            // filling up: a sync decision is durable without it.
+            if (writer && (end - r) * 4 > queue->ring_size) SetLatch(writer);
             break;
         }
         // No room. A decision, sync or async, waits for it: load never skips one. Only an entry
@@ -333,34 +397,41 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
         sleep_on_commit(slot, seen, wait);
     }
     if (!sync) return SubmitResult::Queued;
+    // Durable as a commit is: flushed, and confirmed by the synchronous standbys in time.
     start_deadline();
-
-    // Group commit: one writer commit wakes every backend whose entry it covered.
-    TimestampTz checked = GetCurrentTimestamp();
-    // The writer usually commits within a few scheduling turns: yielding the CPU for those first
-    // is cheaper than sleeping and being woken (measured: +10% sync throughput at 8 clients on 2
-    // CPUs). On an idle CPU a yield returns at once, so this costs microseconds at most.
-    for (int i = 0; i < kWaiterYields && pg_atomic_read_u64(&slot->read_pos) < end; ++i)
-        sched_yield();
-    for (;;) {
-        seen = pg_atomic_read_u32(&slot->commit_seq);
-        pg_memory_barrier();
-        if (pg_atomic_read_u64(&slot->read_pos) >= end) {
-            pg_read_barrier();
-            if (end <= pg_atomic_read_u64(&slot->unconfirmed_upto))
-                return count_failed_wait(slot, SubmitResult::Unconfirmed);
-            break;
-        }
-        TimestampTz now = GetCurrentTimestamp();
-        long wait = TimestampDifferenceMilliseconds(now, deadline);
-        if (wait <= 0) return count_failed_wait(slot);
-        if (TimestampDifferenceExceeds(checked, now, kWaiterCheckMs)) {
-            checked = now;
-            (void)start_writer(slot);  // a writer that died is replaced
-        }
-        sleep_on_commit(slot, seen, wait);
-    }
+    if (!audit_wal_make_durable(wal_end, deadline))
+        return count_failed_wait(slot, SubmitResult::Unconfirmed);
     return SubmitResult::Committed;
+}
+
+bool audit_wait_visible(Oid database, int timeout_ms) {
+    TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
+    AuditSlot *slot = find_slot(database, false);
+    uint64 target = slot ? pg_atomic_read_u64(&slot->write_pos) : 0;
+    for (;;) {
+        uint32 seen = slot ? pg_atomic_read_u32(&slot->commit_seq) : 0;
+        bool visible = pg_atomic_read_u32(&queue->recovery_assigned) != 0;
+        Latch *writer = nullptr;
+        if (visible && slot) {
+            LWLockAcquire(slot->lock, LW_SHARED);
+            visible = slot->database != database ||
+                      (pg_atomic_read_u64(&slot->read_pos) >= target && !slot->recover_pending);
+            writer = slot->writer_latch;
+            LWLockRelease(slot->lock);
+        } else if (visible && (slot = find_slot(database, false))) {
+            continue;  // a database needing a replay took a queue since: wait for it
+        }
+        if (visible) return true;
+        long wait = remaining_ms(deadline);
+        if (wait <= 0) return false;
+        if (writer) SetLatch(writer);  // it need not wait for its next look
+        if (slot)
+            sleep_on_commit(slot, seen, wait);
+        else {
+            pg_usleep(Min(wait, kWaiterNapMs) * 1000L);
+            CHECK_FOR_INTERRUPTS();
+        }
+    }
 }
 
 }  // namespace clarify::pg

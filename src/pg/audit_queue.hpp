@@ -13,15 +13,16 @@ extern "C" {
 namespace clarify::pg {
 
 enum class SubmitResult {
-    Committed,    // sync: the writer has committed it
-    Queued,       // async: in the queue
-    Dropped,      // given no time to wait (timeout 0), the entry found the queue full (counted)
-    TimedOut,     // sync: queued, not committed within the timeout
-    QueueFull,    // no room in the queue within the timeout (not queued; counted as a timeout)
-    Unconfirmed,  // sync: committed locally, but the writer was stopped or cancelled during
-                  // the commit (a synchronous standby may not have it)
-    NoWriter,     // no audit writer could be started for this database
-    TooLarge,     // larger than the whole ring
+    Committed,      // sync: durable (in the WAL, flushed, confirmed by synchronous standbys)
+    Queued,         // async: in the queue
+    Dropped,        // given no time to wait (timeout 0), the entry found the queue full (counted)
+    TimedOut,       // sync: queued, not committed within the timeout
+    QueueFull,      // no room in the queue within the timeout (not queued; counted as a timeout)
+    Unconfirmed,    // sync: flushed locally, but no synchronous standby confirmed it in time
+    NoRetention,    // sync: the WAL holding it could not be retained (no slot, or a standby)
+    RetentionFull,  // sync: the WAL retained for the writer exceeds pg_clarify.audit_retained_wal
+    NoWriter,       // no audit writer could be started for this database
+    TooLarge,       // larger than the whole ring
 };
 
 Size audit_queue_shmem_size();
@@ -37,10 +38,14 @@ struct ShortEntry {
 };
 
 // Submits a decision's entry to the audit: queues it, waiting up to timeout_ms for room (sync and
-// async alike), and in sync mode waits for the writer's commit (Committed); serves interrupts
-// while it waits.
+// async alike); in sync mode also writes it to the WAL and makes that durable (Committed);
+// serves interrupts while it waits.
 SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
                           const ShortEntry *short_entry = nullptr);
+
+// clarify.audit_wait(): true once every decision queued for `database` before the call, and every
+// one the WAL held for it at server start, is committed by its writer; false after timeout_ms.
+bool audit_wait_visible(Oid database, int timeout_ms);
 
 // Worker side.
 struct AuditSlot;

@@ -4,6 +4,7 @@
 
 #include "pg.hpp"
 #include "audit_queue.hpp"
+#include "audit_protocol.hpp"
 
 extern "C" {
 #include "port/atomics.h"
@@ -45,7 +46,14 @@ struct AuditSlot {
     // batch: rare, and a retry).
     pg_atomic_uint64 unconfirmed_upto;
     char last_error[256];
-    Size ring_offset;  // from the queue's start
+    Size ring_offset;   // from the queue's start
+    Size marks_offset;  // the cells of `marks`, from the queue's start
+    // The sync entries queued and not yet materialised, with a WAL position at or before each
+    // one's logical message (audit_protocol.hpp): the retention slot is kept behind the oldest.
+    DurableMarks marks;
+    // Set at server start when the WAL holds decisions of this database made before it: its
+    // writer replays them (audit_recovery.cpp) before the queue counts as drained.
+    bool recover_pending;
     // Hashes of statements, records and decision shapes this database's audit holds, published
     // by the writer after the commit that stored them: a decision whose hashes are all here is
     // queued as a short entry, without those texts. Open addressing, none marks a free cell;
@@ -59,6 +67,14 @@ struct AuditQueue {
     int nslots;
     uint64 ring_size;
     LWLock *assign_lock;
+    // The retention keeper (audit_keeper.cpp): its latch, whether it holds the replication slot,
+    // where the slot is (sync decisions fail closed when the WAL retained past it exceeds
+    // pg_clarify.audit_retained_wal), and whether every database needing a replay has its queue.
+    Latch *keeper_latch;
+    pg_atomic_uint32 retention_ready;
+    pg_atomic_uint32 recovery_assigned;
+    pg_atomic_uint64 retained_from;
+    uint64 recover_from;  // the slot's position at server start, where replays read from
     AuditSlot slots[FLEXIBLE_ARRAY_MEMBER];
 };
 
@@ -70,11 +86,18 @@ extern bool attached_here;
 void wake_sleepers(AuditSlot *slot);
 char *ring_of(AuditSlot *slot);
 void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n);
+void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n);
 // Under the slot's lock.
 bool published_has(const AuditSlot *slot, const AuditHash &hash);
 // Under the slot's lock. False when the set was full and emptied first.
 bool publish(AuditSlot *slot, const AuditHash &hash);
 void published_clear(AuditSlot *slot);
+DurableMark *marks_of(AuditSlot *slot);
+// 1: a writer serves the slot (or is starting); 0: none could be started; -1: the slot no longer
+// belongs to `database`.
+int start_writer(AuditSlot *slot, Oid database);
+// Nothing queued, nothing to replay (under the slot's lock).
+bool slot_drained(AuditSlot *slot);
 // The database's slot; with `claim`, takes a free one when it has none (nullptr: none free).
 AuditSlot *find_slot(Oid database, bool claim);
 

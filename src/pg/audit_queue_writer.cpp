@@ -4,6 +4,7 @@
 #include "audit_queue.hpp"
 #include "audit_queue_slot.hpp"
 #include "audit_record.hpp"
+#include "audit_recovery.hpp"
 #include "settings.hpp"
 #include "shared_memory.hpp"
 
@@ -48,8 +49,9 @@ void audit_worker_detach(int, Datum arg) {
         slot->writer_latch = nullptr;
         slot->writer_registered = false;
         // Nothing left to write (a dropped database, a terminated writer): back to the pool.
-        // Else the reserved writer, restarted, goes on with what is left.
-        if (pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos))
+        // Else the reserved writer, restarted, goes on with what is left (or the keeper starts
+        // another writer).
+        if (slot_drained(slot))
             slot->database = InvalidOid;
         else if (slot->reserved)
             slot->writer_requested = true;
@@ -104,6 +106,7 @@ bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 ma
         pg_write_barrier();
     }
     pg_atomic_write_u64(&slot->read_pos, upto);
+    release_marks(slot->marks, marks_of(slot), upto);
     slot->written += entries;
     slot->malformed += malformed;
     slot->last_error[0] = '\0';
@@ -182,7 +185,7 @@ void audit_worker_failed(AuditSlot *slot, const char *message) {
 bool audit_worker_release_if_idle(AuditSlot *slot) {
     LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    bool idle = pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos);
+    bool idle = slot_drained(slot);
     if (idle) {
         // The queue goes back to the pool; its last counters go to the server log.
         ereport(LOG,
@@ -230,14 +233,48 @@ void audit_reserved_leave(int index, Oid database) {
     // It took a request but never attached (the database could not be connected): backends ask
     // again after kWriterStartupMs; with nothing queued, the queue goes back to the pool.
     if (database != InvalidOid && !attached_here && slot->database == database &&
-        slot->writer_pid == 0 &&
-        pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos)) {
+        slot->writer_pid == 0 && slot_drained(slot)) {
         slot->database = InvalidOid;
         slot->writer_registered = false;
         slot->writer_requested = false;
     }
     LWLockRelease(slot->lock);
     LWLockRelease(queue->assign_lock);
+}
+
+bool audit_enqueue_replayed(AuditSlot *slot, const char *entry, uint32 length) {
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    uint64 need = sizeof(uint32) + length;
+    uint64 w = pg_atomic_read_u64(&slot->write_pos), r = pg_atomic_read_u64(&slot->read_pos);
+    bool room = queue->ring_size - (w - r) >= need;
+    if (room) {
+        ring_copy_in(slot, w, reinterpret_cast<const char *>(&length), sizeof(uint32));
+        ring_copy_in(slot, w + sizeof(uint32), entry, length);
+        pg_write_barrier();
+        pg_atomic_write_u64(&slot->write_pos, w + need);
+        slot->enqueued++;
+    }
+    LWLockRelease(slot->lock);
+    return room;
+}
+
+uint64 audit_recover_from() {
+    return queue->recover_from;
+}
+
+bool audit_replay_pending(AuditSlot *slot) {
+    LWLockAcquire(slot->lock, LW_SHARED);
+    bool pending = slot->recover_pending;
+    LWLockRelease(slot->lock);
+    return pending;
+}
+
+void audit_finish_replay(AuditSlot *slot) {
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    slot->recover_pending = false;
+    LWLockRelease(slot->lock);
+    wake_sleepers(slot);
+    if (Latch *keeper = queue->keeper_latch) SetLatch(keeper);
 }
 
 int audit_slot_count() {

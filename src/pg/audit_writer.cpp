@@ -8,6 +8,7 @@
 #include "pg.hpp"
 #include "audit_batch.hpp"
 #include "audit_queue.hpp"
+#include "audit_recovery.hpp"
 #include "audit_writer.hpp"
 #include "boundary.hpp"
 #include "compat.hpp"
@@ -70,6 +71,7 @@ void writer_loop(Oid database) {
     long backoff = 0;
     TimestampTz last_work = pg_guard([] { return GetCurrentTimestamp(); });
     for (;;) {
+        bool replayed = replay_step(slot);
         long written = drain(slot, buffer);
         if (ShutdownRequestPending) return;
         TimestampTz now = pg_guard([] { return GetCurrentTimestamp(); });
@@ -79,6 +81,7 @@ void writer_loop(Oid database) {
             pg_guard([&] { return audit_worker_release_if_idle(slot); }))
             return;
         long timeout = backoff ? backoff : kAsyncPollMs;
+        if (!replayed && !backoff) timeout = 1;  // a replay goes on at once
         pg_guard([&] {
             (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
                             PG_WAIT_EXTENSION);

@@ -71,8 +71,12 @@ const char *audit_outcome(SubmitResult result) {
         case SubmitResult::TimedOut:
             return "not committed within pg_clarify.audit_timeout";
         case SubmitResult::Unconfirmed:
-            return "the audit writer was stopped or cancelled before a synchronous standby "
-                   "confirmed it";
+            return "no synchronous standby confirmed it within pg_clarify.audit_timeout";
+        case SubmitResult::NoRetention:
+            return "the write-ahead log holding it cannot be retained here (see the server log)";
+        case SubmitResult::RetentionFull:
+            return "the write-ahead log retained for the audit writer exceeds "
+                   "pg_clarify.audit_retained_wal";
         case SubmitResult::QueueFull:
             return "the audit queue had no room within pg_clarify.audit_timeout";
         case SubmitResult::NoWriter:

@@ -10,6 +10,7 @@
 #include "shared_memory.hpp"
 
 extern "C" {
+#include "utils/timestamp.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
@@ -32,6 +33,7 @@ PG_FUNCTION_INFO_V1(clarify_gated);
 PG_FUNCTION_INFO_V1(clarify_catalog_changed);
 PG_FUNCTION_INFO_V1(clarify_audit_queue);
 PG_FUNCTION_INFO_V1(clarify_audit_purge_begin);
+PG_FUNCTION_INFO_V1(clarify_audit_wait);
 }
 
 #include <algorithm>
@@ -155,6 +157,24 @@ extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
     return (Datum)0;
+}
+
+// clarify.audit_wait(timeout interval): true once every decision made in this database before the
+// call is in clarify.audit (durable sync decisions the writer had not yet materialised included).
+extern "C" Datum clarify_audit_wait(PG_FUNCTION_ARGS) {
+    Interval *span = PG_GETARG_INTERVAL_P(0);
+    double ms =
+        (span->time / 1000.0) + (span->day * 86400000.0) + (span->month * 30.0 * 86400000.0);
+    int timeout_ms = ms <= 0 ? 0 : ms >= 3600000.0 ? 3600000 : int(ms);
+    Oid schema = get_namespace_oid("clarify", false);
+    Oid audit = get_relname_relid("audit", schema);
+    if (!OidIsValid(audit) || pg_class_aclcheck(audit, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("permission denied for function audit_wait"),
+                        errhint("clarify.audit_wait() is for roles that may read clarify.audit.")));
+    bool visible = cpp_entry(
+        [&] { return pg_guard([&] { return audit_wait_visible(MyDatabaseId, timeout_ms); }); });
+    PG_RETURN_BOOL(visible);
 }
 
 // Called by clarify.purge_audit() while it holds its locks on the audit's texts, before it

@@ -10,6 +10,7 @@ PG_MODULE_MAGIC;
 PGDLLEXPORT void _PG_init(void);
 }
 
+#include "audit_keeper.hpp"
 #include "audit_writer.hpp"
 #include "gate.hpp"
 #include "governance.hpp"
@@ -27,5 +28,7 @@ void _PG_init(void) {
     clarify::pg::install_gate();
     // Audit writers that never need a free worker slot: governed reads do not depend on one.
     clarify::pg::register_reserved_writers();
+    // Holds the WAL of sync decisions until their writer has them; replays them after a crash.
+    clarify::pg::register_audit_keeper();
     clarify::pg::register_invalidation_callbacks();
 }

@@ -19,6 +19,7 @@ int audit_timeout_ms = 5000;
 int audit_queue_size_kb = 8192;
 int audit_databases = 4;
 int audit_writers = 2;
+int audit_retained_wal_mb = 1024;
 char *resolution_text = nullptr;
 int assume_below = static_cast<int>(AssumeBelow::None);
 
@@ -154,7 +155,8 @@ void define_settings() {
                              "The emergency off switch; superuser only.", &gate_enabled, true,
                              PGC_SUSET, 0, nullptr, nullptr, nullptr);
     DefineCustomEnumVariable("pg_clarify.audit_mode",
-                             "sync: a decision is committed to the audit before it takes effect; "
+                             "sync: a decision is durable in the write-ahead log before it takes "
+                             "effect; "
                              "async: queued and written shortly after.",
                              nullptr, &audit_mode, static_cast<int>(AuditMode::Sync),
                              audit_mode_options, PGC_SUSET, 0, nullptr, nullptr, nullptr);
@@ -185,6 +187,13 @@ void define_settings() {
                              "ROLE ... SET.",
                              &assume_below, static_cast<int>(AssumeBelow::None),
                              assume_below_options, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "pg_clarify.audit_retained_wal",
+        "The most write-ahead log kept for sync decisions not yet in the audit.",
+        "Past it (the writer is down or cannot keep up), sync decisions fail closed with QC005; "
+        "0: no limit.",
+        &audit_retained_wal_mb, 1024, 0, 16 * 1024 * 1024, PGC_SIGHUP, GUC_UNIT_MB, nullptr,
+        nullptr, nullptr);
     MarkGUCPrefixReserved("pg_clarify");
 }
 

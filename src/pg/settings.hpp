@@ -16,6 +16,7 @@ extern int audit_timeout_ms;
 extern int audit_queue_size_kb;
 extern int audit_databases;
 extern int audit_writers;
+extern int audit_retained_wal_mb;
 extern char *resolution_text;
 extern int assume_below;  // an AssumeBelow
 

@@ -18,6 +18,9 @@ namespace {
 struct SharedState {
     pg_atomic_uint64 next_decision_id;
     pg_atomic_uint64 purge_generation;
+    // The first decision id of this start of shared memory: decisions below it that the WAL
+    // holds were made before (audit_protocol.hpp).
+    uint64 life_first_id;
     // The key of the audit's identities (audit_hash.hpp): drawn at each start of shared memory,
     // written before any backend exists and never changed, never shown to SQL.
     AuditKey audit_key;
@@ -39,7 +42,8 @@ void attach_shared_memory(void) {
     bool found = false;
     shared = static_cast<SharedState *>(ShmemInitStruct("pg_clarify", sizeof(SharedState), &found));
     if (!found) {
-        pg_atomic_init_u64(&shared->next_decision_id, first_decision_id());
+        shared->life_first_id = first_decision_id();
+        pg_atomic_init_u64(&shared->next_decision_id, shared->life_first_id);
         pg_atomic_init_u64(&shared->purge_generation, 0);
         unsigned char key[16];
         if (!pg_strong_random(key, sizeof(key)))
@@ -72,6 +76,10 @@ uint64 purge_generation() {
 
 pg_atomic_uint64 *shared_decision_ids() {
     return &shared->next_decision_id;
+}
+
+uint64 life_first_decision_id() {
+    return shared->life_first_id;
 }
 
 const AuditKey &audit_key() {

@@ -16,6 +16,9 @@ void install_shared_memory();
 // The counter decision ids are taken from (decision_ids.cpp).
 pg_atomic_uint64 *shared_decision_ids();
 
+// The first decision id taken since shared memory was set up (this server start).
+uint64 life_first_decision_id();
+
 // Moved by clarify.purge_audit(): audit writers forget which texts they stored.
 void bump_purge_generation();
 uint64 purge_generation();

@@ -2,7 +2,8 @@
 question id, and record which ones got an answer (a result, or a QC001-QC004 rejection).
 
 Usage: agent_load.py SECONDS CLIENTS OUTPUT_FILE   (connection from PGHOST/PGPORT/PGDATABASE,
-as the role in FAULT_AGENT). Connection losses (the server restarting) are waited out.
+as the role in FAULT_AGENT; question ids start with FAULT_PREFIX, default "fault"). Connection
+losses (the server restarting) are waited out.
 """
 import os
 import sys
@@ -13,6 +14,8 @@ import psycopg
 
 ALLOWED = "SELECT booked_amount FROM fault.orders WHERE id = %s"
 REJECTED = "SELECT invoiced_amount FROM fault.orders WHERE id = %s"
+# Question ids start with it: runs against one database keep theirs apart.
+PREFIX = os.environ.get("FAULT_PREFIX", "fault")
 
 
 def client(number, deadline, answered, lock, errors):
@@ -23,7 +26,7 @@ def client(number, deadline, answered, lock, errors):
             if conn is None or conn.closed:
                 conn = psycopg.connect(user=os.environ["FAULT_AGENT"], autocommit=True,
                                        connect_timeout=2)
-            qid = f"fault_{number}_{i}"
+            qid = f"{PREFIX}_{number}_{i}"
             i += 1
             conn.execute("SELECT set_config('pg_clarify.resolution', %s, false)",
                          ['{"question_id": "%s"}' % qid])

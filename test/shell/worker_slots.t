@@ -72,7 +72,8 @@ hold_worker_slots
 check "seven sessions hold every free worker slot" no_free_slot
 out=$(psql_as agent -c 'SELECT booked_amount FROM orders' -c "SELECT clarify.last_decision()->>'audited'")
 equals "a governed read is decided and audited meanwhile" "$out" $'10\ncommitted'
-out=$(psql_as postgres -c "SELECT count(*) FROM clarify.audit WHERE decision = 'allowed'")
+out=$(psql_as postgres -c "SELECT clarify.audit_wait('30 s')" \
+    -c "SELECT count(*) FROM clarify.audit WHERE decision = 'allowed'" | tail -n 1)
 equals "its row is in the audit" "$out" "1"
 
 # The reserved writer leaves when idle and is back, still holding its slot, for the next read.
