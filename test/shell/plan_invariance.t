@@ -25,7 +25,7 @@ drop_db
 "$PG_BINDIR/createdb" "$db" || { echo "Bail out! createdb $db failed"; exit 1; }
 
 # --- schema, governance, agent ------------------------------------------------------------------
-out=$(psql_db <<'SQL'
+out=$(psql_db -v parallel_debug="$PARALLEL_DEBUG" <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION pg_clarify;
 CREATE SCHEMA tpch;
@@ -97,7 +97,8 @@ INSERT INTO harness.settings (name, ord, gucs) VALUES
   ('sort off', 8, '{"enable_sort": "off"}'),
   ('hashagg off', 9, '{"enable_hashagg": "off"}'),
   ('fixed join order', 10, '{"join_collapse_limit": "1", "from_collapse_limit": "1"}'),
-  ('forced parallel', 11, '{"force_parallel_mode": "on", "parallel_setup_cost": "0", "parallel_tuple_cost": "0", "min_parallel_table_scan_size": "0", "min_parallel_index_scan_size": "0"}');
+  ('forced parallel', 11, '{"parallel_setup_cost": "0", "parallel_tuple_cost": "0", "min_parallel_table_scan_size": "0", "min_parallel_index_scan_size": "0"}'::jsonb
+                          || jsonb_build_object(:'parallel_debug', 'on'));
 
 -- Evaluates every statement under every setting as the calling role, in one transaction: each
 -- setting starts from the session's values of all knobs any setting touches.
