@@ -71,6 +71,13 @@ make_chroot() {
     # The archive's Release files expire a week after signing; a mirror or snapshot that lags
     # (this machine's date is ahead of the archive it reaches) would otherwise refuse to update.
     echo 'Acquire::Check-Valid-Until "false";' >"$dir/etc/apt/apt.conf.d/99pg-clarify"
+    # A released suite gets its point and security updates, as a server running it would.
+    if [[ $suite != sid ]]; then
+        {
+            echo "deb $CHROOT_MIRROR $suite-updates main"
+            echo "deb ${CHROOT_MIRROR%/debian}/debian-security $suite-security main"
+        } >>"$dir/etc/apt/sources.list"
+    fi
     chroot_apt "$dir" "$@" || die "installing the packages in $dir failed"
     echo "$want" >"$stamp"
     log "chroot: $dir ready ($(du -sh "$dir" | cut -f1))"
