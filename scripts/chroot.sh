@@ -115,16 +115,26 @@ chroot_umount() {
 
 # sync_tree SRC DEST: DEST's sources become SRC's. PGXS builds its objects next to the sources, so
 # each version builds in its own copy; the objects and build directories kept there let make
-# rebuild only what changed (tar keeps the sources' times).
+# rebuild only what changed. A file whose content differs is copied with a new time, so make
+# rebuilds from it even when SRC's copy is older than the object.
 sync_tree() {
-    local src=$1 dest=$2
+    local src=$1 dest=$2 stage f
+    stage=$(mktemp -d)
     mkdir -p "$dest"
-    find "$dest" -mindepth 1 \( -path "$dest/build*" -o -path "$dest/tmp_check" \
-        -o -path "$dest/.test" \) -prune -o -type f ! -name '*.o' ! -name '*.d' ! -name '*.so' \
-        -print0 | xargs -0 rm -f
     tar -C "$src" --exclude=./.git --exclude='./build*' --exclude=./.test --exclude=./tmp_check \
         --exclude=./results --exclude='*.o' --exclude='*.d' --exclude='*.so' \
-        --exclude=__pycache__ -cf - . | tar -C "$dest" -xf -
+        --exclude=__pycache__ -cf - . | tar -C "$stage" -xf -
+    while IFS= read -r -d '' f; do
+        [[ -e $stage/$f ]] || rm -f "${dest:?}/$f"
+    done < <(cd "$dest" && find . \( -path './build*' -o -path ./tmp_check -o -path ./.test \) \
+        -prune -o -type f ! -name '*.o' ! -name '*.d' ! -name '*.so' -print0)
+    while IFS= read -r -d '' f; do
+        if ! cmp -s "$stage/$f" "$dest/$f"; then
+            mkdir -p "$(dirname "$dest/$f")"
+            cp "$stage/$f" "$dest/$f"
+        fi
+    done < <(cd "$stage" && find . -type f -print0)
+    rm -rf "$stage"
     chmod -R a+rX "$dest"
 }
 
