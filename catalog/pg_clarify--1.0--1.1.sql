@@ -920,3 +920,56 @@ CREATE FUNCTION clarify.audit_wait(timeout interval DEFAULT '5 s') RETURNS boole
 
 COMMENT ON FUNCTION clarify.audit_wait(interval) IS
     'Waits until every decision made in this database before the call is visible in clarify.audit; false when the timeout passes first.';
+
+--------------------------------------------------------------------------------------------------
+-- Virtual generated columns (PostgreSQL 18) cannot be governed
+--------------------------------------------------------------------------------------------------
+
+-- A virtual generated column is computed where it is read: no plan reads it as a column, only the
+-- columns its expression uses, so governing it would govern nothing. Those are what to govern.
+CREATE OR REPLACE FUNCTION clarify.concept_columns_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel_kind   "char";
+    rel_name   text;
+    generated  "char";
+BEGIN
+    IF NEW.relation IS NULL OR NEW.column_name IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    SELECT c.relkind, pg_catalog.format('%s.%s', n.nspname, c.relname)
+      INTO rel_kind, rel_name
+      FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = NEW.relation;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'relation with OID % does not exist', NEW.relation::oid
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    IF rel_kind NOT IN ('r', 'p', 'v', 'm', 'f') THEN
+        RAISE EXCEPTION 'relation "%" is not a table, view, materialized view or foreign table',
+                        rel_name
+            USING ERRCODE = 'wrong_object_type';
+    END IF;
+    SELECT a.attnum, a.attgenerated INTO NEW.attnum, generated
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = NEW.relation
+       AND a.attname = NEW.column_name
+       AND a.attnum > 0
+       AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" does not exist in relation "%"', NEW.column_name, rel_name
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF generated = 'v' THEN
+        RAISE EXCEPTION 'column "%" of relation "%" is a virtual generated column', NEW.column_name,
+                        rel_name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'A statement reads the columns its expression uses, never the column itself.',
+                  HINT = 'Govern the columns its expression uses.';
+    END IF;
+    RETURN NEW;
+END
+$$;

@@ -3,14 +3,23 @@
 # Sourced, never run; the caller sets `set -euo pipefail`.
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PG_MAJOR=15
-REQUIRED_PACKAGES=(
-    build-essential g++ make cmake libgtest-dev nlohmann-json3-dev
-    postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
-    libtap-parser-sourcehandler-pgtap-perl python3-psycopg python3-pytest
-    python3-venv python3-pip python3-setuptools python3-wheel clang-format
-    clang libclang-rt-14-dev clang-tidy
-)
+# shellcheck source=SCRIPTDIR/chroot.sh
+source "$REPO_ROOT/scripts/chroot.sh"
+
+# PostgreSQL 15 runs on the host (Debian 12); inside a chroot for 17 or 18 (scripts/chroot.sh),
+# CLARIFY_IN_CHROOT names the version and the chroot's own package list applies.
+PG_MAJOR=${CLARIFY_IN_CHROOT:-15}
+if [[ -n ${CLARIFY_IN_CHROOT:-} ]]; then
+    read -r -a REQUIRED_PACKAGES <<<"$(chroot_packages "$PG_MAJOR")"
+else
+    REQUIRED_PACKAGES=(
+        build-essential g++ make cmake libgtest-dev nlohmann-json3-dev
+        postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
+        libtap-parser-sourcehandler-pgtap-perl python3-psycopg python3-pytest
+        python3-venv python3-pip python3-setuptools python3-wheel clang-format
+        clang libclang-rt-14-dev clang-tidy
+    )
+fi
 
 log() { printf '==> %s\n' "$*"; }
 die() {
@@ -36,7 +45,7 @@ trap 'exit 143' TERM
 # --- packages ---------------------------------------------------------------------------------
 
 ensure_packages() {
-    command -v dpkg-query >/dev/null || die "dpkg-query not found: these scripts expect Debian 12"
+    command -v dpkg-query >/dev/null || die "dpkg-query not found: these scripts expect Debian"
     local missing=() pkg
     for pkg in "${REQUIRED_PACKAGES[@]}"; do
         if [[ $(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null) != installed ]]; then
@@ -75,6 +84,16 @@ resolve_pg_config() {
         *":$PG_BINDIR:"*) ;;
         *) export PATH="$PG_BINDIR:$PATH" ;;
     esac
+}
+
+# The server's major version (15, 17, 18).
+server_major() {
+    "$PG_BINDIR/postgres" -V | sed -E 's/^[^0-9]*([0-9]+).*/\1/'
+}
+
+# The setting that forces parallel plans for testing: renamed debug_parallel_query in 16.
+parallel_debug_setting() {
+    if (($(server_major) >= 16)); then echo debug_parallel_query; else echo force_parallel_mode; fi
 }
 
 # --- build ------------------------------------------------------------------------------------

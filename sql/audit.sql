@@ -104,7 +104,9 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SET force_parallel_mode = on;
+-- The setting that forces parallel plans (force_parallel_mode until 15).
+SELECT CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END AS parallel_debug \gset
+SET :parallel_debug = on;
 EXPLAIN (COSTS OFF) SELECT sum(booked_amount) > 0 AS ran FROM sales.orders;
 SET ROLE regress_agent;
 SET pg_clarify.resolution = '{"question_id": "q_audit_parallel", "question": "booked revenue", "bindings": [{"concept": "metric.booked_revenue", "source": "explicit"}]}';
@@ -114,7 +116,7 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
-RESET force_parallel_mode;
+RESET :parallel_debug;
 SELECT clarify.audit_wait() AS caught_up \gset
 SELECT count(*) AS parallel_rows FROM clarify.audit WHERE question_id = 'q_audit_parallel';
 

@@ -32,6 +32,11 @@ INSERT INTO sales.ledger_child VALUES (1, 5, 'x');
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA sales TO PUBLIC;
 -- A governed column of a view (the view computes it), and a foreign partition.
 CREATE VIEW sales.margins AS SELECT id, booked_amount * 0.3 AS margin FROM sales.orders;
+-- A view column governed on its own: the view computes it from ungoverned columns, so only the
+-- view's entry shows the read.
+CREATE VIEW sales.estimates AS SELECT id, id * 100 AS estimated_amount FROM sales.orders;
+-- A governed column of a materialized view (COPY reads it directly from 18).
+CREATE MATERIALIZED VIEW sales.booked_mv AS SELECT id, booked_amount FROM sales.orders;
 CREATE EXTENSION file_fdw;
 CREATE SERVER regress_files FOREIGN DATA WRAPPER file_fdw;
 DO $$
@@ -47,7 +52,9 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA sales TO PUBLIC;
 INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES
   ('metric.booked_revenue', 'sales.bookings', 'amount'),
   ('metric.recognized_revenue', 'sales.ledger_base', 'amount'),
-  ('metric.gross_margin', 'sales.margins', 'margin');
+  ('metric.gross_margin', 'sales.margins', 'margin'),
+  ('metric.booked_revenue', 'sales.booked_mv', 'booked_amount'),
+  ('metric.booked_revenue', 'sales.estimates', 'estimated_amount');
 RESET client_min_messages;
 
 SET ROLE regress_agent;
@@ -86,6 +93,8 @@ SELECT shape, public.gate_state(sql) AS gate FROM (VALUES
   ('UNION of ids',                 'SELECT id FROM sales.orders UNION SELECT id FROM sales.invoices'),
   ('UNION of amounts',             'SELECT booked_amount FROM sales.orders UNION ALL SELECT invoiced_amount FROM sales.invoices'),
   ('INTERSECT',                    'SELECT id FROM sales.orders INTERSECT SELECT order_id FROM sales.invoices WHERE invoiced_amount > 0'),
+  ('INTERSECT, governed right side', 'SELECT id::numeric FROM sales.orders INTERSECT SELECT invoiced_amount FROM sales.invoices'),
+  ('EXCEPT, governed right side',  'SELECT id::numeric FROM sales.orders EXCEPT SELECT invoiced_amount FROM sales.invoices'),
   ('window ORDER BY',              'SELECT id, row_number() OVER (ORDER BY booked_amount) FROM sales.orders'),
   ('window PARTITION BY',          'SELECT id, rank() OVER (PARTITION BY booked_amount ORDER BY id) FROM sales.orders'),
   ('window over ungoverned',       'SELECT id, row_number() OVER (ORDER BY order_date) FROM sales.orders'),
@@ -114,6 +123,8 @@ SELECT shape, public.gate_state(sql) AS gate FROM (VALUES
   ('unused computed CTE column',   'WITH c AS MATERIALIZED (SELECT id, 1 / (booked_amount - 500) AS x FROM sales.orders) SELECT count(id) FROM c'),
   ('governed view column',         'SELECT margin FROM sales.margins'),
   ('view, its ungoverned column',  'SELECT id FROM sales.margins'),
+  ('view column governed alone',   'SELECT sum(estimated_amount) FROM sales.estimates'),
+  ('that view, its other column',  'SELECT count(id) FROM sales.estimates'),
   ('foreign partition of a governed parent', 'SELECT sum(amount) FROM sales.bookings WHERE booked_on >= ''2028-01-01'''),
   ('trigger fired by a write',     'INSERT INTO sales.order_notes VALUES (1, ''n'')'),
   ('CREATE TABLE AS',              'CREATE TEMP TABLE t_ctas AS SELECT booked_amount FROM sales.orders'),
@@ -193,6 +204,8 @@ COPY sales.orders TO STDOUT;
 COPY sales.orders (booked_amount) TO STDOUT;
 COPY (SELECT booked_amount FROM sales.orders) TO STDOUT;
 COPY (SELECT id FROM sales.orders WHERE id < 3) TO STDOUT;
+COPY sales.booked_mv TO STDOUT;
+COPY sales.booked_mv (booked_amount) TO STDOUT;
 EXPLAIN (COSTS OFF) SELECT booked_amount FROM sales.orders;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT booked_amount FROM sales.orders;
 -- Cursors are decided when declared.
@@ -285,7 +298,9 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SET force_parallel_mode = on;
+-- The setting that forces parallel plans (force_parallel_mode until 15).
+SELECT CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END AS parallel_debug \gset
+SET :parallel_debug = on;
 SET parallel_leader_participation = off;
 EXPLAIN (COSTS OFF) SELECT sum(booked_amount) FROM sales.orders;
 SET ROLE regress_agent;
@@ -298,6 +313,6 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
-RESET force_parallel_mode;
+RESET :parallel_debug;
 RESET parallel_leader_participation;
 \set VERBOSITY default

@@ -49,9 +49,6 @@ namespace clarify::pg {
 
 namespace {
 
-// PostgreSQL 15 declares walkers as bool (*)(); route the cast through a generic pointer.
-#define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
-
 needs_fmgr_hook_type prev_needs_fmgr_hook = nullptr;
 fmgr_hook_type prev_fmgr_hook = nullptr;
 bool planning_for_check = false;
@@ -120,13 +117,10 @@ struct PlannedCheck {
 // names another): those checks stay the caller's while the planning role plans.
 bool keep_caller_view_checks(Node *node, void *caller) {
     if (!node) return false;
-    if (IsA(node, RangeTblEntry)) {
-        check_views_as((RangeTblEntry *)node, *(Oid *)caller);
-        return false;
+    if (IsA(node, Query)) {
+        check_views_as((Query *)node, *(Oid *)caller);
+        return query_tree_walker((Query *)node, WALKER(keep_caller_view_checks), caller, 0);
     }
-    if (IsA(node, Query))
-        return query_tree_walker((Query *)node, WALKER(keep_caller_view_checks), caller,
-                                 QTW_EXAMINE_RTES_BEFORE);
     return expression_tree_walker(node, WALKER(keep_caller_view_checks), caller);
 }
 

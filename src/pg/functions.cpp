@@ -19,6 +19,7 @@ extern "C" {
 #include "funcapi.h"
 #include "fmgr.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"

@@ -42,7 +42,7 @@ bool starting_leader_part = false;
 // Set while clarify.check() applies the caller's privilege checks: not a statement to decide.
 bool checking_privileges = false;
 
-void gate_range_table(List *range_table) {
+void gate_range_table(List *range_table, List *perminfos) {
     if (!session_is_gated()) return;
     std::shared_ptr<const Catalog> catalog = governance_catalog();
     if (!catalog || catalog->column_count() == 0) return;
@@ -59,7 +59,7 @@ void gate_range_table(List *range_table) {
     }
     bool *watched = watched_entries(*catalog, range_table);
     if (!watched) return;
-    ReadSet reads = pg_guard([&] { return range_table_read_set(range_table, watched); });
+    ReadSet reads = pg_guard([&] { return range_table_read_set(range_table, perminfos, watched); });
     GovernedReads read = governed_reads(*catalog, reads);
     if (!read.empty())
         decide_statement(catalog, read, {}, nullptr, debug_query_string, StatementTime{});
@@ -110,7 +110,7 @@ bool clarify_check_perms(CLARIFY_CHECK_PERMS_ARGS) {
     // agent role) apply to this statement: a lock already held would not have read them.
     AcceptInvalidationMessages();
     if (cached_not_gated(GetSessionUserId(), GetOuterUserId(), GetUserId())) return true;
-    cpp_entry([&] { gate_range_table(range_table); });
+    cpp_entry([&] { gate_range_table(range_table, CLARIFY_CHECK_PERMS_PERMINFOS); });
     return true;
 }
 

@@ -1,6 +1,7 @@
 #include "pg.hpp"
 #include "governed_reads.hpp"
 #include "boundary.hpp"
+#include "compat.hpp"
 #include "grain_walk.hpp"
 #include "time_quals.hpp"
 
@@ -23,7 +24,8 @@ bool *watched_entries(const Catalog &catalog, List *range_table) {
     bool *watched = nullptr;
     for (int i = 0; i < n; ++i) {
         RangeTblEntry *rte = static_cast<RangeTblEntry *>(list_nth(range_table, i));
-        if (rte->rtekind != RTE_RELATION || !catalog.governs_relation(rte->relid)) continue;
+        Oid relation = entry_relation(rte);
+        if (!OidIsValid(relation) || !catalog.governs_relation(relation)) continue;
         if (!watched) watched = pg_guard([&] { return static_cast<bool *>(palloc0(n)); });
         watched[i] = true;
     }

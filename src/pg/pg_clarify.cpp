@@ -3,7 +3,6 @@
 extern "C" {
 #include "fmgr.h"
 #include "miscadmin.h"
-#include "utils/queryjumble.h"
 
 PG_MODULE_MAGIC;
 
@@ -12,6 +11,7 @@ PGDLLEXPORT void _PG_init(void);
 
 #include "audit_keeper.hpp"
 #include "audit_writer.hpp"
+#include "compat.hpp"
 #include "gate.hpp"
 #include "governance.hpp"
 #include "settings.hpp"

@@ -294,11 +294,14 @@ void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all, bool ord
         case T_Unique:
             demand_columns(&outer, ((Unique *)plan)->numCols, ((Unique *)plan)->uniqColIdx);
             break;
-        case T_SetOp:
-            demand_columns(&outer, ((SetOp *)plan)->numCols, ((SetOp *)plan)->dupColIdx);
-            if (((SetOp *)plan)->flagColIdx > 0)
-                outer = bms_add_member(outer, ((SetOp *)plan)->flagColIdx);
+        case T_SetOp: {
+            // Both inputs' rows are compared (INTERSECT, EXCEPT): their compared columns are read.
+            SetOpColumns setop = setop_columns((SetOp *)plan);
+            demand_columns(&outer, setop.count, setop.columns);
+            if (setop.both_inputs) demand_columns(&inner, setop.count, setop.columns);
+            if (setop.flag > 0) outer = bms_add_member(outer, setop.flag);
             break;
+        }
         case T_GatherMerge:
             if (ordered)
                 demand_columns(&outer, ((GatherMerge *)plan)->numCols,
@@ -366,8 +369,7 @@ ReadSet plan_read_set(PlannedStmt *stmt, const bool *watched) {
     // permission check) selects exactly the view columns the statement uses.
     for (int rti = 1; rti <= list_length(stmt->rtable); ++rti) {
         RangeTblEntry *rte = rt_fetch(rti, stmt->rtable);
-        if (watched[rti - 1] && rte->rtekind == RTE_RELATION && rte->relkind == RELKIND_VIEW)
-            record_selected(&w, rti);
+        if (watched[rti - 1] && is_view_entry(rte)) record_selected(&w, rti);
     }
     // The statement's output, junk columns (sort keys) included, is what the client asked for.
     walk_plan(&w, stmt->planTree, nullptr, true, true);
@@ -377,11 +379,8 @@ ReadSet plan_read_set(PlannedStmt *stmt, const bool *watched) {
     return copy_out(w, walk_context, caller);
 }
 
-ReadSet range_table_read_set(List *range_table, const bool *watched) {
-    PlannedStmt fake = {};
-    fake.type = T_PlannedStmt;
-    fake.rtable = range_table;
-    Walk w = new_walk(&fake, watched);
+ReadSet range_table_read_set(List *range_table, List *perminfos, const bool *watched) {
+    Walk w = new_walk(range_table_statement(range_table, perminfos), watched);
     for (int rti = 1; rti <= list_length(range_table); ++rti) record_selected(&w, rti);
     return ReadSet{w.reads, w.count};
 }

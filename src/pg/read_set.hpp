@@ -25,7 +25,8 @@ struct ReadSet {
 // Plain C-style routines: call them inside pg_guard. `watched[rti - 1]` says whether range table
 // entry rti is worth recording (a governed relation); reads of other entries are not kept.
 ReadSet plan_read_set(PlannedStmt *stmt, const bool *watched);
-// For callers with a range table but no plan (COPY table TO): the selected columns.
-ReadSet range_table_read_set(List *range_table, const bool *watched);
+// For callers with a range table but no plan (COPY table TO): the selected columns. `perminfos`
+// goes with the range table from PostgreSQL 16 (NIL before).
+ReadSet range_table_read_set(List *range_table, List *perminfos, const bool *watched);
 
 }  // namespace clarify::pg

@@ -29,15 +29,15 @@ void walk_subplan_ref(Walk *w, const SubPlan *sp);
 
 void record(Walk *w, Index rti, AttrNumber attnum) {
     if (rti < 1 || rti > (Index)list_length(w->stmt->rtable) || !w->watched[rti - 1]) return;
-    RangeTblEntry *rte = rt_fetch(rti, w->stmt->rtable);
-    if (rte->rtekind != RTE_RELATION || attnum < 0) return;
+    Oid relation = entry_relation(rt_fetch(rti, w->stmt->rtable));
+    if (!OidIsValid(relation) || attnum < 0) return;
     for (int i = 0; i < w->count; ++i)
-        if (w->reads[i].relation == rte->relid && w->reads[i].attnum == attnum) return;
+        if (w->reads[i].relation == relation && w->reads[i].attnum == attnum) return;
     if (w->count == w->capacity) {
         w->capacity *= 2;
         w->reads = (ColumnRead *)repalloc(w->reads, sizeof(ColumnRead) * w->capacity);
     }
-    w->reads[w->count].relation = rte->relid;
+    w->reads[w->count].relation = relation;
     w->reads[w->count].attnum = attnum;
     w->count++;
 }
@@ -45,10 +45,10 @@ void record(Walk *w, Index rti, AttrNumber attnum) {
 // Every column a range table entry selects: used where a plan cannot be traced precisely, and
 // for views (whose own entry keeps exactly the columns the statement uses).
 void record_selected(Walk *w, Index rti) {
-    RangeTblEntry *rte = rt_fetch(rti, w->stmt->rtable);
-    if (rte->rtekind != RTE_RELATION) return;
+    if (!OidIsValid(entry_relation(rt_fetch(rti, w->stmt->rtable)))) return;
+    Bitmapset *selected = selected_columns(w->stmt, rti);
     int col = -1;
-    while ((col = bms_next_member(selected_columns(rte), col)) >= 0)
+    while ((col = bms_next_member(selected, col)) >= 0)
         record(w, rti, col + FirstLowInvalidHeapAttributeNumber);
 }
 

@@ -4,15 +4,13 @@
 
 #include "pg.hpp"
 #include "read_set.hpp"
+#include "compat.hpp"
 
 extern "C" {
 #include "nodes/bitmapset.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 }
-
-// PostgreSQL 15 declares walkers as bool (*)(); route the cast through a generic pointer.
-#define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
 
 namespace clarify::pg::plan_walk {
 

@@ -91,8 +91,8 @@ bool unique_returns_only_keys(const Unique *u, Bitmapset *demand, bool demand_al
 // output follows its outer side, and the inner side's within each outer row; semi- and anti-joins
 // return outer rows only; a plain or sorted aggregate keeps only what order-sensitive aggregates
 // make of it; a LIMIT chooses rows by their order; a window keeps it and order-sensitive window
-// functions show it; DISTINCT keeps only the order of what it compares. `demand`: the columns of
-// this node's output its consumer uses.
+// functions show it; DISTINCT, INTERSECT and EXCEPT keep only the order of what they compare.
+// `demand`: the columns of this node's output its consumer uses.
 void rows_order(Plan *plan, Bitmapset *demand, bool demand_all, bool *outer, bool *inner) {
     switch (nodeTag(plan)) {
         case T_Sort:
@@ -118,6 +118,11 @@ void rows_order(Plan *plan, Bitmapset *demand, bool demand_all, bool *outer, boo
         }
         case T_Unique:
             if (unique_returns_only_keys((Unique *)plan, demand, demand_all)) *outer = false;
+            break;
+        case T_SetOp:
+            // It returns only the columns it compares (already read), and rows equal on them are
+            // equal: its inputs' order (18 takes it from index scans) shows nothing else.
+            *outer = *inner = false;
             break;
         case T_NestLoop:
         case T_MergeJoin:

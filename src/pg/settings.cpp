@@ -1,6 +1,7 @@
 #include "pg.hpp"
 #include "settings.hpp"
 #include "boundary.hpp"
+#include "compat.hpp"
 
 extern "C" {
 #include "mb/pg_wchar.h"
@@ -8,7 +9,6 @@ extern "C" {
 #include "utils/guc.h"
 }
 
-#include <cstdlib>
 #include <cstring>
 
 namespace clarify::pg {
@@ -86,11 +86,11 @@ bool check_resolution(char **newval, void **extra, GucSource) {
         ResolutionRecord record = parse_record(*newval ? *newval : "", encoding);
         std::vector<char> flat = flatten(record);
         bool replace = *newval && record.json != *newval;
-        block = std::malloc(flat.size());
-        canonical = replace ? static_cast<char *>(std::malloc(record.json.size() + 1)) : nullptr;
+        block = guc_alloc(flat.size());
+        canonical = replace ? static_cast<char *>(guc_alloc(record.json.size() + 1)) : nullptr;
         if (!block || (replace && !canonical)) {
-            std::free(block);
-            std::free(canonical);
+            guc_release(block);
+            guc_release(canonical);
             block = canonical = nullptr;
             copy_problem(problem, "out of memory");
         } else {
@@ -107,7 +107,7 @@ bool check_resolution(char **newval, void **extra, GucSource) {
         copy_problem(problem, "unexpected error");
     }
     if (!block) {
-        std::free(canonical);
+        guc_release(canonical);
         GUC_check_errcode(ERRCODE_INVALID_PARAMETER_VALUE);
         GUC_check_errmsg("invalid resolution record: %s", problem);
         GUC_check_errhint(
@@ -116,9 +116,9 @@ bool check_resolution(char **newval, void **extra, GucSource) {
             "\"user_confirmation\" | \"approved_default\" | \"explicit\"}]}.");
         return false;
     }
-    // String settings are malloc'd and released with free(): the value replaced is ours to free.
+    // The value replaced is ours to release, as the server would.
     if (canonical) {
-        std::free(*newval);
+        guc_release(*newval);
         *newval = canonical;
     }
     *extra = block;

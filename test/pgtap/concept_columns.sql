@@ -1,6 +1,6 @@
 -- Governed columns: a mapping must name a real, readable column, or it would govern nothing.
 BEGIN;
-SELECT plan(21);
+SELECT plan(23);
 
 CREATE SCHEMA regress_sales;
 CREATE TABLE regress_sales.orders (
@@ -111,6 +111,30 @@ SELECT set_eq(
              ('metric.regress_booked', 'regress_sales.orders_remote', 'amount'),
              ('metric.regress_recognized', 'regress_sales.orders', 'booked_amount')$$,
     'refused statements changed nothing');
+
+-- A virtual generated column (18) is never read as itself, only the columns its expression
+-- uses: governing it would govern nothing. A stored one is a real column.
+CREATE TABLE regress_sales.orders_generated (
+    id     int,
+    amount numeric,
+    stored numeric GENERATED ALWAYS AS (amount * 2) STORED
+);
+DO $$
+BEGIN
+    IF current_setting('server_version_num')::int >= 180000 THEN
+        EXECUTE 'ALTER TABLE regress_sales.orders_generated
+                 ADD COLUMN doubled numeric GENERATED ALWAYS AS (amount * 2) VIRTUAL';
+    END IF;
+END
+$$;
+SELECT lives_ok(
+    $$INSERT INTO clarify.concept_columns VALUES ('metric.regress_recognized', 'regress_sales.orders_generated', 'stored')$$,
+    'a stored generated column can be governed');
+SELECT CASE WHEN current_setting('server_version_num')::int >= 180000 THEN throws_ok(
+    $$INSERT INTO clarify.concept_columns VALUES ('metric.regress_recognized', 'regress_sales.orders_generated', 'doubled')$$,
+    '0A000', 'column "doubled" of relation "regress_sales.orders_generated" is a virtual generated column',
+    'a virtual generated column cannot be governed')
+  ELSE skip('virtual generated columns exist from PostgreSQL 18', 1) END;
 
 -- A mapped column dropped later must not block renaming its concept.
 ALTER TABLE regress_sales.orders DROP COLUMN recognized_amount;

@@ -6,7 +6,12 @@ source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 plan 3
 cd "$repo" || exit 1
-if ! command -v clang-format >/dev/null; then
+# Each clang-format release lays code out a little differently: the layout is checked with the
+# project's, Debian 12's, in the PostgreSQL 15 run; the 17 and 18 chroots check the builds only.
+if [[ -n ${CLARIFY_IN_CHROOT:-} ]]; then
+    skip "src/, test/unit/ and test/fuzz/ are clang-formatted" \
+        "layout is checked by the PostgreSQL 15 run's clang-format"
+elif ! command -v clang-format >/dev/null; then
     fail "clang-format is installed"
 else
     out=$(clang-format --dry-run src/core/*.cpp src/core/*.hpp src/pg/*.cpp src/pg/*.hpp \

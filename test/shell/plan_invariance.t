@@ -25,7 +25,7 @@ drop_db
 "$PG_BINDIR/createdb" "$db" || { echo "Bail out! createdb $db failed"; exit 1; }
 
 # --- schema, governance, agent ------------------------------------------------------------------
-out=$(psql_db <<'SQL'
+out=$(psql_db -v parallel_debug="$PARALLEL_DEBUG" <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION pg_clarify;
 CREATE SCHEMA tpch;
@@ -97,7 +97,8 @@ INSERT INTO harness.settings (name, ord, gucs) VALUES
   ('sort off', 8, '{"enable_sort": "off"}'),
   ('hashagg off', 9, '{"enable_hashagg": "off"}'),
   ('fixed join order', 10, '{"join_collapse_limit": "1", "from_collapse_limit": "1"}'),
-  ('forced parallel', 11, '{"force_parallel_mode": "on", "parallel_setup_cost": "0", "parallel_tuple_cost": "0", "min_parallel_table_scan_size": "0", "min_parallel_index_scan_size": "0"}');
+  ('forced parallel', 11, '{"parallel_setup_cost": "0", "parallel_tuple_cost": "0", "min_parallel_table_scan_size": "0", "min_parallel_index_scan_size": "0"}'::jsonb
+                          || jsonb_build_object(:'parallel_debug', 'on'));
 
 -- Evaluates every statement under every setting as the calling role, in one transaction: each
 -- setting starts from the session's values of all knobs any setting touches.
@@ -511,8 +512,15 @@ printf '%s\n' "$out" | sed 's/^/#   /'
 out=$(decide "SET enable_indexscan = off; SET enable_bitmapscan = off;" "$sql")
 check "the same aggregate over a seq scan: allowed" has "$out" "RESOLVED []"
 out=$(decide "SET enable_seqscan = off; SET enable_bitmapscan = off;" "${sql/array_agg(o_orderkey)/array_agg(o_orderkey ORDER BY o_orderkey)}")
-check "array_agg with ORDER BY over the same index scan: allowed" \
-    has "$out" "RESOLVED []" "orders_custkey_price"
+# From 16 the planner sorts an ordered aggregate's input below it (presorted aggregates) and no
+# longer picks that index here; the decision is the same.
+if (($(server_major) >= 16)); then
+    check "array_agg with ORDER BY (its input sorted below it): allowed" has "$out" "RESOLVED []"
+else
+    check "array_agg with ORDER BY over the same index scan: allowed" \
+        has "$out" "RESOLVED []" "orders_custkey_price"
+fi
+printf '%s\n' "$out" | sed 's/^/#   /'
 # A hash join returns an outer row's matches in the reverse of the order they were hashed: with
 # lineitem hashed through (l_orderkey, l_extendedprice), each order's lines come out by price.
 sql="SELECT o_orderkey, l_linenumber FROM tpch.orders JOIN tpch.lineitem ON l_orderkey = o_orderkey AND l_orderkey IN (6, 13) WHERE o_custkey > 0"

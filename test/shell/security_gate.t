@@ -34,10 +34,10 @@ as_dba "GRANT CREATE ON SCHEMA public TO agent;
 truth=$(as_dba 'SELECT sum(booked_amount)::text FROM sales.orders')
 
 # 1. A nested statement inside a parallel worker is decided like any other.
-out=$(as_agent <<'SQL'
+out=$(as_agent -v parallel_debug="$PARALLEL_DEBUG" <<'SQL'
 CREATE FUNCTION pg_temp.leak(q text) RETURNS text LANGUAGE plpgsql PARALLEL SAFE
   AS $$DECLARE r text; BEGIN EXECUTE q INTO r; RETURN r; END$$;
-SET force_parallel_mode = on;
+SET :parallel_debug = on;
 SELECT pg_temp.leak('SELECT sum(booked_amount)::text /* worker dynamic */ FROM sales.orders');
 SQL
 )
@@ -107,7 +107,7 @@ id=$(as_dba "SELECT clarify.confirm('q_rr', 'revenue', 'metric.booked_revenue', 
 record='{"question_id":"q_rr","bindings":[{"term":"revenue","concept":"metric.booked_revenue","source":"user_confirmation"}]}'
 out=$(psql_db <<<"SELECT dblink_connect('w', 'dbname=$db user=agent host=$PGHOST port=$PGPORT');
   SELECT dblink_exec('w', 'CREATE FUNCTION pg_temp.leak(q text) RETURNS text LANGUAGE plpgsql PARALLEL SAFE AS \$f\$DECLARE r text; BEGIN EXECUTE q INTO r; RETURN r; END\$f\$');
-  SELECT dblink_exec('w', 'SET force_parallel_mode = on');
+  SELECT dblink_exec('w', 'SET $PARALLEL_DEBUG = on');
   SELECT dblink_exec('w', 'BEGIN ISOLATION LEVEL REPEATABLE READ');
   SELECT dblink_exec('w', \$\$SET LOCAL pg_clarify.resolution = '$record'\$\$);
   SELECT * FROM dblink('w', 'SELECT sum(booked_amount) FROM sales.orders') AS t(s numeric);

@@ -10,6 +10,8 @@ fail() {
     [[ -n ${2:-} ]] && printf '%s\n' "$2" | sed 's/^/# /' >&2
     return 0
 }
+# skip NAME REASON: a test that does not apply here, counted as passed.
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # skip $2"; }
 # check NAME CONDITION-COMMAND... : ok when the command succeeds.
 check() {
     local name=$1
@@ -30,6 +32,8 @@ finish() { exit $((_tap_failed > 0)); }
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 [[ -n ${PG_BINDIR:-} ]] || resolve_pg_config
 as_cluster_owner() { as_owner "$@"; }
+# The setting that forces parallel plans for testing (force_parallel_mode until 15).
+PARALLEL_DEBUG=$(parallel_debug_setting)
 
 # start_test_cluster NAME PORT [postgresql.conf lines...]: a throwaway cluster in a new directory
 # ($dir, $port), on a Unix socket only, without the library unless a line preloads it; stopped

@@ -21,15 +21,22 @@ if ! command -v clang-tidy >/dev/null; then
     fail "clang-tidy finds nothing in src/pg" "clang-tidy is not installed"
     finish
 fi
+# The rule set is written for Debian 12's clang-tidy; the newer ones of the 17 and 18 chroots add
+# checks to its globs (enum sizes, assignments in conditions, optional access), left off there so
+# the same rules run against those servers' headers.
+newer=()
+if [[ -n ${CLARIFY_IN_CHROOT:-} ]]; then
+    newer=(--checks=-performance-enum-size,-bugprone-assignment-in-if-condition,-bugprone-unchecked-optional-access)
+fi
 if [[ -f build/compile_commands.json ]]; then
-    found=$(findings src/core/*.cpp -- -p build)
+    found=$(findings src/core/*.cpp -- "${newer[@]}" -p build)
     if [[ -z $found ]]; then pass "clang-tidy finds nothing in src/core"; else
         fail "clang-tidy finds nothing in src/core" "$(head -n 20 <<<"$found")"; fi
 else
     fail "clang-tidy finds nothing in src/core" "no build/compile_commands.json (cmake -B build)"
 fi
 server_includes=$("$PG_BINDIR/pg_config" --includedir-server)
-found=$(findings src/pg/*.cpp -- -- -std=c++17 -Isrc/core -Isrc/pg -I"$server_includes" \
+found=$(findings src/pg/*.cpp -- "${newer[@]}" -- -std=c++17 -Isrc/core -Isrc/pg -I"$server_includes" \
     -D_GNU_SOURCE -Wno-register)
 if [[ -z $found ]]; then pass "clang-tidy finds nothing in src/pg"; else
     fail "clang-tidy finds nothing in src/pg" "$(head -n 20 <<<"$found")"; fi

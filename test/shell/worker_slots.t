@@ -36,7 +36,7 @@ hold_worker_slots() {
     local i
     for i in $(seq 7); do
         "$PG_BINDIR/psql" -X -q -h "$dir" -p "$port" -U postgres -d postgres \
-            -c 'SET force_parallel_mode = on' -c 'SELECT pg_sleep(120)' >/dev/null 2>&1 &
+            -c "SET $PARALLEL_DEBUG = on" -c 'SELECT pg_sleep(120)' >/dev/null 2>&1 &
         holders+=($!)
     done
     for _ in $(seq 100); do
@@ -54,7 +54,7 @@ release_worker_slots() { # a backend in pg_sleep does not notice its client leav
     done
 }
 no_free_slot() { # a new parallel query gets no worker
-    psql_as postgres -c 'SET force_parallel_mode = on' \
+    psql_as postgres -c "SET $PARALLEL_DEBUG = on" \
         -c 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT 1' | grep -q 'Workers Launched: 0'
 }
 # The writer serving this database's queue once it idles (an idle writer leaves after 2 s).
