@@ -1,5 +1,6 @@
 #include "audit_wal.hpp"
 #include "audit_protocol.hpp"
+#include "compat.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -56,7 +57,7 @@ XLogRecPtr audit_wal_insert_position() {
 }
 
 XLogRecPtr audit_wal_log(const char *bytes, uint32 length) {
-    return LogLogicalMessage(kAuditWalPrefix, bytes, length, false);
+    return log_logical_message(kAuditWalPrefix, bytes, length);
 }
 
 bool audit_wal_make_durable(XLogRecPtr end, TimestampTz deadline) {
@@ -76,14 +77,14 @@ bool audit_wal_make_durable(XLogRecPtr end, TimestampTz deadline) {
 void audit_wal_hold_slot() {
     if (MyReplicationSlot) return;
     if (SearchNamedReplicationSlot(kSlotName, true) == nullptr) {
-        ReplicationSlotCreate(kSlotName, false, RS_PERSISTENT, false);
+        create_physical_slot(kSlotName);
         ReplicationSlotReserveWal();
         ReplicationSlotMarkDirty();
         ReplicationSlotSave();
         ReplicationSlotsComputeRequiredLSN();
         return;
     }
-    ReplicationSlotAcquire(kSlotName, true);
+    acquire_slot(kSlotName);
 }
 
 XLogRecPtr audit_wal_slot_position() {

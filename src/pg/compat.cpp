@@ -8,6 +8,8 @@ extern "C" {
 #include "nodes/makefuncs.h"
 #include "nodes/pathnodes.h"
 #include "parser/parsetree.h"
+#include "replication/message.h"
+#include "replication/slot.h"
 #include "utils/guc.h"
 #if PG_VERSION_NUM >= 160000
 #include "parser/parse_relation.h"
@@ -135,6 +137,21 @@ SetOpColumns setop_columns(const SetOp *setop) {
 #endif
 }
 
+std::vector<int> op_btree_strategies(Oid opno) {
+    std::vector<int> out;
+#if PG_VERSION_NUM >= 180000
+    List *interpretations = get_op_index_interpretation(opno);
+    ListCell *lc;
+    foreach (lc, interpretations)
+        out.push_back(static_cast<int>(((OpIndexInterpretation *)lfirst(lc))->cmptype));
+#else
+    List *interpretations = get_op_btree_interpretation(opno);
+    ListCell *lc;
+    foreach (lc, interpretations) out.push_back(((OpBtreeInterpretation *)lfirst(lc))->strategy);
+#endif
+    return out;
+}
+
 void *guc_alloc(size_t size) {
 #if PG_VERSION_NUM >= 160000
     return guc_malloc(LOG, size);
@@ -154,6 +171,30 @@ void guc_release(void *block) {
 void set_commit_level(int level) {
     synchronous_commit = level;
     assign_synchronous_commit(level, nullptr);
+}
+
+XLogRecPtr log_logical_message(const char *prefix, const char *bytes, size_t length) {
+#if PG_VERSION_NUM >= 170000
+    return LogLogicalMessage(prefix, bytes, length, false, false);
+#else
+    return LogLogicalMessage(prefix, bytes, length, false);
+#endif
+}
+
+void create_physical_slot(const char *name) {
+#if PG_VERSION_NUM >= 170000
+    ReplicationSlotCreate(name, false, RS_PERSISTENT, false, false, false);
+#else
+    ReplicationSlotCreate(name, false, RS_PERSISTENT, false);
+#endif
+}
+
+void acquire_slot(const char *name) {
+#if PG_VERSION_NUM >= 180000
+    ReplicationSlotAcquire(name, true, true);
+#else
+    ReplicationSlotAcquire(name, true);
+#endif
 }
 
 }  // namespace clarify::pg

@@ -4,6 +4,9 @@
 #pragma once
 
 #include "pg.hpp"
+
+#include <vector>
+
 extern "C" {
 #include "access/xact.h"
 #include "executor/executor.h"
@@ -91,6 +94,10 @@ struct SetOpColumns {
 };
 SetOpColumns setop_columns(const SetOp *setop);
 
+// The btree strategies (BTLessStrategyNumber...) an operator has in the operator families that
+// know it (18 generalised the lookup to comparison types, numbered alike).
+std::vector<int> op_btree_strategies(Oid opno);
+
 // --- settings ---------------------------------------------------------------------------------
 
 // Memory for a GUC check hook's `extra` and for a string value it replaces: from 16 it must come
@@ -107,5 +114,12 @@ constexpr const char *kParallelDebugSetting =
 // and what its assign hook derives from it (the synchronous-replication wait mode; without it a
 // commit at `on` would not wait for a synchronous standby).
 void set_commit_level(int level);
+
+// A non-transactional logical message, not flushed (the caller flushes): 17 added `flush`.
+XLogRecPtr log_logical_message(const char *prefix, const char *bytes, size_t length);
+// Creates the physical slot `name` and makes it this process's (17 added failover and synced).
+void create_physical_slot(const char *name);
+// Makes the existing slot `name` this process's, waiting for it (18 added error_if_invalid).
+void acquire_slot(const char *name);
 
 }  // namespace clarify::pg

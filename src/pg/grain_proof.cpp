@@ -1,4 +1,5 @@
 #include "pg.hpp"
+#include "compat.hpp"
 #include "grain_proof.hpp"
 
 extern "C" {
@@ -14,11 +15,6 @@ extern "C" {
 #include "utils/relcache.h"
 #include "utils/syscache.h"
 }
-
-// PostgreSQL 15 declares walkers as bool (*)(); route the cast through a generic pointer.
-#ifndef WALKER
-#define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
-#endif
 
 #include <utility>
 
@@ -322,8 +318,9 @@ bool unique_on(Proofs *p, Plan *plan, Bitmapset *keys, bool inherited_only) {
         }
         case T_SetOp: {
             SetOp *op = (SetOp *)plan;
+            SetOpColumns compared = setop_columns(op);
             return (op->cmd == SETOPCMD_INTERSECT || op->cmd == SETOPCMD_EXCEPT) &&
-                   columns_cover(keys, op->numCols, op->dupColIdx);
+                   columns_cover(keys, compared.count, compared.columns);
         }
         case T_Append: {
             Append *append = (Append *)plan;

@@ -1,4 +1,5 @@
 #include "pg.hpp"
+#include "compat.hpp"
 #include "grain_walk.hpp"
 #include "grain_proof.hpp"
 
@@ -9,10 +10,6 @@ extern "C" {
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 }
-
-#ifndef WALKER
-#define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
-#endif
 
 namespace clarify::pg {
 

@@ -1,4 +1,5 @@
 #include "pg.hpp"
+#include "compat.hpp"
 #include "time_quals.hpp"
 #include "boundary.hpp"
 #include "time_windows.hpp"
@@ -26,10 +27,6 @@ extern "C" {
 }
 
 #include <cstring>
-
-// expression_tree_walker takes its walker as bool (*)(); the double cast keeps -Wcast-function-type
-// quiet.
-#define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
 
 namespace clarify::pg {
 
@@ -151,10 +148,8 @@ Interval *unit_step(Node *unit_node) {
 }
 
 std::optional<CompareOp> btree_op(Oid opno) {
-    List *interpretations = get_op_btree_interpretation(opno);
-    ListCell *lc;
-    foreach (lc, interpretations) {
-        switch (((OpBtreeInterpretation *)lfirst(lc))->strategy) {
+    for (int strategy : op_btree_strategies(opno)) {
+        switch (strategy) {
             case BTLessStrategyNumber:
                 return CompareOp::Less;
             case BTLessEqualStrategyNumber:
