@@ -152,6 +152,17 @@ std::vector<int> op_btree_strategies(Oid opno) {
     return out;
 }
 
+bool is_right_semi_or_anti(JoinType type) {
+#if PG_VERSION_NUM >= 180000
+    return type == JOIN_RIGHT_SEMI || type == JOIN_RIGHT_ANTI;
+#elif PG_VERSION_NUM >= 160000
+    return type == JOIN_RIGHT_ANTI;
+#else
+    (void)type;
+    return false;
+#endif
+}
+
 void *guc_alloc(size_t size) {
 #if PG_VERSION_NUM >= 160000
     return guc_malloc(LOG, size);

@@ -98,6 +98,10 @@ SetOpColumns setop_columns(const SetOp *setop);
 // know it (18 generalised the lookup to comparison types, numbered alike).
 std::vector<int> op_btree_strategies(Oid opno);
 
+// Joins that return each row of their inner side at most once and nothing of their outer side:
+// a right anti join (16) and a right semi join (18), chosen to hash the smaller side.
+bool is_right_semi_or_anti(JoinType type);
+
 // --- settings ---------------------------------------------------------------------------------
 
 // Memory for a GUC check hook's `extra` and for a string value it replaces: from 16 it must come

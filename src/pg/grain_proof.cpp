@@ -277,6 +277,7 @@ bool join_unique_on(Proofs *p, Plan *join, Bitmapset *keys) {
     Bitmapset *inner_keys = through_tlist(join, keys, INNER_VAR);
     JoinType type = ((Join *)join)->jointype;
     if (type == JOIN_SEMI || type == JOIN_ANTI) return unique_on(p, join->lefttree, outer_keys);
+    if (is_right_semi_or_anti(type)) return unique_on(p, join->righttree, inner_keys);
     bool outer_unique = unique_on(p, join->lefttree, outer_keys);
     bool inner_unique = unique_on(p, join->righttree, inner_keys);
     if (outer_unique && inner_unique) return true;
@@ -415,6 +416,8 @@ bool join_repeats(Proofs *p, Plan *join, bool from_outer) {
     bool repeats;
     if (type == JOIN_SEMI || type == JOIN_ANTI)
         repeats = false;  // each outer row at most once; the inner side returns nothing
+    else if (is_right_semi_or_anti(type))
+        repeats = false;  // each inner row at most once; the outer side returns nothing
     else if (from_outer && ((Join *)join)->inner_unique)
         repeats = false;  // the planner proved each outer row matches at most one inner row
     else

@@ -160,6 +160,8 @@ std::optional<CompareOp> btree_op(Oid opno) {
                 return CompareOp::GreaterEqual;
             case BTGreaterStrategyNumber:
                 return CompareOp::Greater;
+            default:
+                break;
         }
     }
     return std::nullopt;

@@ -61,8 +61,8 @@ no_free_slot() { # a new parallel query gets no worker
 serving_writer() {
     psql_as postgres "$@" -c "SELECT a.pid FROM pg_stat_activity a JOIN clarify.audit_queue() q ON q.writer_pid = a.pid WHERE q.database = current_database() AND a.state = 'idle' AND a.wait_event = 'Extension'"
 }
-no_writer_left() {
-    for _ in $(seq 100); do
+no_writer_left() { # an idle writer leaves after 2 s; a loaded machine may take longer to see it
+    for _ in $(seq 300); do
         [[ -z $(psql_as postgres "$@" -c "SELECT writer_pid FROM clarify.audit_queue() WHERE database = current_database() AND writer_pid <> 0") ]] && return
         sleep 0.1
     done
