@@ -249,6 +249,11 @@ bool trace_expr_walker(Node *node, void *context) {
     // An initplan's value is computed once and repeated for every row that reads it.
     if (IsA(node, Param) && ((Param *)node)->paramkind == PARAM_EXEC) {
         Trace *t = ((ExprAt *)context)->trace;
+        // A step like a column's: values of values stay within the budget.
+        if (--t->steps_left < 0) {
+            t->gave_up = true;
+            return false;
+        }
         ListCell *lc;
         foreach (lc, t->init_plans) {
             SubPlan *sub = (SubPlan *)lfirst(lc);
@@ -306,6 +311,25 @@ void grouped_columns(Trace *t, Plan *plan, AttrNumber attno, int depth) {
     }
 }
 
+// Past its budget an aggregate may read any watched relation the trace did not reach, through
+// joins it did not look at: each counts as read whole through an unproven join.
+void assume_every_watched(Trace *t) {
+    int n = list_length(t->stmt->rtable);
+    for (int i = 0; i < n; ++i) {
+        RangeTblEntry *rte = rt_fetch(i + 1, t->stmt->rtable);
+        if (!t->watched[i] || rte->rtekind != RTE_RELATION) continue;
+        AggregateFact fact = {};
+        fact.relation = rte->relid;
+        fact.attnum = 0;
+        fact.aggregate = t->aggregate;
+        fact.distinct = t->distinct;
+        fact.via = (Oid *)palloc(sizeof(Oid));
+        fact.via[fact.n_via++] = InvalidOid;
+        fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber));
+        add_fact(t, fact);
+    }
+}
+
 // Traces one aggregate's arguments, evaluated over `plan`'s child rows.
 void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *args, int n_groups,
                      const AttrNumber *groups) {
@@ -320,6 +344,7 @@ void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *a
     for (int i = 0; i < n_groups; ++i) grouped_columns(t, plan->lefttree, groups[i], 0);
     ExprAt at = {t, plan};
     trace_expr_walker((Node *)args, &at);
+    if (t->gave_up) assume_every_watched(t);
 }
 
 struct AggregatesAt {
