@@ -127,6 +127,11 @@ SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE set_config('datest
 SET regress.start = '2026-01-01';
 SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= current_setting('regress.start')::date AND booked_on < '2026-04-01'$$);
 SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= to_date('01 2026', 'MM YYYY') AND booked_on < '2026-04-01'$$);
+-- A domain's check is code of the agent's too: check() must not run it, nor must the gate.
+CREATE FUNCTION pg_temp.noisy(d date) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $f$
+BEGIN RAISE NOTICE 'agent code ran on %', d; RETURN true; END $f$;
+CREATE DOMAIN pg_temp.checked_date AS date CHECK (pg_temp.noisy(VALUE));
+SELECT clarify.check($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= '2026-01-01'::pg_temp.checked_date AND booked_on < '2026-04-01'$$)->>'state';
 -- TimeZone cannot change while a statement whose period the gate read in it runs: not from
 -- inside the statement, nor between a cursor's DECLARE and FETCH; once it is closed, it can.
 SET timezone = 'UTC';

@@ -121,11 +121,11 @@ bool foreign_function(Oid fn, void *) {
     return fn >= FirstNormalObjectId;
 }
 
-// Text read as a date or a setting's value: its meaning follows settings (DateStyle, lc_time,
-// any custom one) that a statement may change while it runs.
+// Text read as a date or a setting's value, whose meaning follows settings (DateStyle, lc_time,
+// any custom one) a statement may change while it runs; or a domain, whose checks run code.
 bool reads_settings(Node *node, void *) {
     if (!node) return false;
-    if (IsA(node, CoerceViaIO)) return true;
+    if (IsA(node, CoerceViaIO) || IsA(node, CoerceToDomain)) return true;
     if (IsA(node, FuncExpr)) {
         FuncExpr *f = (FuncExpr *)node;
         if (f->funcid == F_CURRENT_SETTING_TEXT || f->funcid == F_CURRENT_SETTING_TEXT_BOOL ||
