@@ -127,6 +127,8 @@ SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE set_config('datest
 SET regress.start = '2026-01-01';
 SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= current_setting('regress.start')::date AND booked_on < '2026-04-01'$$);
 SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= to_date('01 2026', 'MM YYYY') AND booked_on < '2026-04-01'$$);
+-- The statement's start moves when a cursor's FETCH runs the scan later.
+SELECT period($$SELECT sum(fee) FROM ledger.bookings WHERE booked_at >= statement_timestamp() - interval '90 days' AND booked_at < statement_timestamp()$$);
 -- A domain's check is code of the agent's too: check() must not run it, nor must the gate.
 CREATE FUNCTION pg_temp.noisy(d date) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $f$
 BEGIN RAISE NOTICE 'agent code ran on %', d; RETURN true; END $f$;

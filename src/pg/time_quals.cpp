@@ -122,20 +122,22 @@ bool foreign_function(Oid fn, void *) {
 }
 
 // Text read as a date or a setting's value, whose meaning follows settings (DateStyle, lc_time,
-// any custom one) a statement may change while it runs; or a domain, whose checks run code.
-bool reads_settings(Node *node, void *) {
+// any custom one) a statement may change while it runs; a domain, whose checks run code; or the
+// statement's start, which a cursor's FETCH moves.
+bool varies_at_scan(Node *node, void *) {
     if (!node) return false;
     if (IsA(node, CoerceViaIO) || IsA(node, CoerceToDomain)) return true;
     if (IsA(node, FuncExpr)) {
         FuncExpr *f = (FuncExpr *)node;
         if (f->funcid == F_CURRENT_SETTING_TEXT || f->funcid == F_CURRENT_SETTING_TEXT_BOOL ||
-            f->funcid == F_TO_DATE || f->funcid == F_TO_TIMESTAMP_TEXT_TEXT)
+            f->funcid == F_TO_DATE || f->funcid == F_TO_TIMESTAMP_TEXT_TEXT ||
+            f->funcid == F_STATEMENT_TIMESTAMP)
             return true;
         ListCell *lc;
         foreach (lc, f->args)
             if (exprType((Node *)lfirst(lc)) == CSTRINGOID) return true;
     }
-    return expression_tree_walker(node, WALKER(reads_settings), nullptr);
+    return expression_tree_walker(node, WALKER(varies_at_scan), nullptr);
 }
 
 // A value that can be evaluated before the scan to what the scan will see: no column, no value
@@ -145,7 +147,7 @@ bool evaluable(Node *value) {
     return !contain_var_clause(value) && !contains_exec_param(value, nullptr) &&
            !contain_subplans(value) && !contain_volatile_functions(value) &&
            !check_functions_in_node(value, foreign_function, nullptr) &&
-           !reads_settings(value, nullptr);
+           !varies_at_scan(value, nullptr);
 }
 
 // date_trunc's unit as an interval ("quarter": 3 months); nullptr for a unit it does not know.
