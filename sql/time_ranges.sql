@@ -155,6 +155,15 @@ DECLARE bookings_q1 CURSOR FOR SELECT sum(fee) FROM ledger.bookings WHERE booked
 ROLLBACK;
 SET timezone = 'America/Anchorage';
 RESET timezone;
+-- RESET and set_config(name, NULL) reach the session's default without the usual check: they
+-- are refused too.
+SET timezone = 'America/Anchorage';
+BEGIN;
+DECLARE bookings_q1 CURSOR FOR SELECT sum(fee) FROM ledger.bookings WHERE booked_at >= date '2026-01-01' AND booked_at < date '2026-04-01';
+RESET timezone;
+ROLLBACK;
+SELECT sum(fee) FROM ledger.bookings WHERE coalesce(set_config('timezone', NULL, true), '') IS NOT NULL AND booked_at >= date '2026-01-01' AND booked_at < date '2026-04-01';
+RESET timezone;
 -- Two scans of the relation: both must be bounded.
 SELECT period($$SELECT (SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= '2026-01-01' AND booked_on < '2026-04-01'), (SELECT sum(amount) FROM ledger.bookings)$$);
 -- Listing rows of a dated measure is still reading it.

@@ -2,6 +2,8 @@
 #include "time_zone_hold.hpp"
 
 extern "C" {
+#include "access/xact.h"
+#include "pgtime.h"
 #include "utils/guc.h"
 #include "utils/guc_tables.h"
 #include "utils/memutils.h"
@@ -15,6 +17,7 @@ namespace {
 
 int holds = 0;  // executions alive that hold TimeZone
 GucStringCheckHook prev_check = nullptr;
+GucStringAssignHook prev_assign = nullptr;
 
 bool check_time_zone(char **newval, void **extra, GucSource source) {
     if (holds > 0) {
@@ -25,6 +28,17 @@ bool check_time_zone(char **newval, void **extra, GucSource source) {
         return false;
     }
     return prev_check ? prev_check(newval, extra, source) : true;
+}
+
+// RESET, RESET ALL and set_config(name, NULL) reach the reset value without the check hook: the
+// change is refused here, before the zone moves. Never while a transaction ends (restoring).
+void assign_time_zone(const char *newval, void *extra) {
+    if (holds > 0 && IsTransactionState() && extra && *(pg_tz **)extra != session_timezone)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("TimeZone cannot change while a statement whose period depends on it runs"),
+                 errhint("Close the cursor, or change TimeZone before the statement starts.")));
+    if (prev_assign) prev_assign(newval, extra);
 }
 
 void release_hold(void *) {
@@ -43,6 +57,8 @@ void install_time_zone_hold() {
         if (zone->check_hook == check_time_zone) return;
         prev_check = zone->check_hook;
         zone->check_hook = check_time_zone;
+        prev_assign = zone->assign_hook;
+        zone->assign_hook = assign_time_zone;
         return;
     }
 }

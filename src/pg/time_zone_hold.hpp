@@ -10,7 +10,7 @@ extern "C" {
 
 namespace clarify::pg {
 
-// Wraps TimeZone's check hook (at library load).
+// Wraps TimeZone's check and assign hooks (at library load).
 void install_time_zone_hold();
 
 // Holds TimeZone until `estate` is freed: the statement ends, its cursor closes, or it aborts.
