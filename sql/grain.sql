@@ -98,6 +98,16 @@ INSERT INTO public.grain_shapes VALUES
  (29, 'GRAIN', 'whole-row reference', $$SELECT sum((o).booked_amount) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id$$),
  (30, 'GRAIN', 'whole row through a subquery', $$SELECT sum((s.o).booked_amount) FROM (SELECT o, l.id FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id OFFSET 0) s$$),
  (31, 'GRAIN', 'snapshot measure in a window across snapshots', $$SELECT account_id, sum(balance) OVER (PARTITION BY account_id) FROM shop.balances$$),
+ (32, 'GRAIN', 'measure handed to a subquery', $$SELECT sum((SELECT o.booked_amount)) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id$$),
+ (33, 'GRAIN', 'measure handed to a correlated subquery', $$SELECT sum((SELECT o.booked_amount FROM shop.customers c WHERE c.id = o.customer_id)) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id$$),
+ (34, 'GRAIN', 'set-returning function beside the measure', $$SELECT sum(b) FROM (SELECT o.booked_amount b, generate_series(1, 3) FROM shop.orders o) s$$),
+ (35, 'GRAIN', 'recursive CTE repeating rows', $$WITH RECURSIVE r AS (SELECT booked_amount b, 1 n FROM shop.orders UNION ALL SELECT b, n + 1 FROM r WHERE n < 3) SELECT sum(b) FROM r$$),
+ (36, 'GRAIN', 'LATERAL unnest of the measure', $$SELECT sum(u) FROM shop.orders o, LATERAL unnest(ARRAY[o.booked_amount, o.booked_amount]) u$$),
+ (37, 'GRAIN', 'LATERAL VALUES of the measure', $$SELECT sum(v.x) FROM shop.orders o, LATERAL (VALUES (o.booked_amount), (o.booked_amount)) v(x)$$),
+ (38, 'GRAIN', 'user aggregate over a non-additive measure', $$SELECT pg_temp.total(conversion_rate) FROM shop.rates$$),
+ (39, 'GRAIN', 'user aggregate over a snapshot measure', $$SELECT pg_temp.total(balance) FROM shop.balances$$),
+ (40, 'GRAIN', 'user aggregate named max over a fan-out', $$SELECT pg_temp.max(o.booked_amount) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id$$),
+ (41, 'GRAIN', 'a total from an initplan summed per row', $$SELECT sum((SELECT sum(booked_amount) FROM shop.orders)) FROM shop.order_lines$$),
 -- Safe shapes: they run.
  (101, 'ok', 'join to a primary key', $$SELECT sum(o.booked_amount) FROM shop.orders o JOIN shop.customers c ON c.id = o.customer_id$$),
  (102, 'ok', 'many side summed over a join to its parent', $$SELECT sum(l.line_amount) FROM shop.order_lines l JOIN shop.orders o ON o.id = l.order_id$$),
@@ -132,10 +142,18 @@ INSERT INTO public.grain_shapes VALUES
  (131, 'ok', 'UNION ALL of safe aggregates', $$SELECT sum(booked_amount) FROM shop.orders UNION ALL SELECT sum(line_amount) FROM shop.order_lines$$),
  (132, 'ok', 'GROUP BY the one side', $$SELECT o.id, sum(l.line_amount) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id GROUP BY o.id$$),
  (133, 'ok', 'snapshot measure in a window per snapshot date', $$SELECT account_id, sum(balance) OVER (PARTITION BY snapshot_date) FROM shop.balances$$),
- (134, 'ok', 'LEFT JOIN to a primary key', $$SELECT sum(o.booked_amount) FROM shop.orders o LEFT JOIN shop.customers c ON c.id = o.customer_id$$);
+ (134, 'ok', 'LEFT JOIN to a primary key', $$SELECT sum(o.booked_amount) FROM shop.orders o LEFT JOIN shop.customers c ON c.id = o.customer_id$$),
+ (135, 'ok', 'correlated subquery on the one side', $$SELECT sum(o.booked_amount + (SELECT 0 FROM shop.customers c WHERE c.id = o.customer_id)) FROM shop.orders o$$),
+ (136, 'ok', 'LATERAL subquery of one row per measure row', $$SELECT sum(x.u) FROM shop.orders o CROSS JOIN LATERAL (SELECT o.booked_amount LIMIT 1) x(u)$$),
+ (137, 'ok', 'user aggregate over an additive measure', $$SELECT pg_temp.total(booked_amount) FROM shop.orders$$),
+ (138, 'ok', 'an initplan in a filter', $$SELECT sum(booked_amount) FROM shop.orders WHERE booked_amount > (SELECT avg(booked_amount) FROM shop.orders)$$);
 
--- Every shape, run by the agent. Both ways: no fan-out runs, no safe shape is refused.
+-- Every shape, run by the agent. Both ways: no fan-out runs, no safe shape is refused. The agent
+-- has no CREATE privilege, but may define aggregates of its own in pg_temp.
 SET ROLE regress_agent;
+CREATE FUNCTION pg_temp.add(numeric, numeric) RETURNS numeric LANGUAGE sql AS 'SELECT coalesce($1, 0) + $2';
+CREATE AGGREGATE pg_temp.total(numeric) (sfunc = pg_temp.add, stype = numeric);
+CREATE AGGREGATE pg_temp.max(numeric) (sfunc = pg_temp.add, stype = numeric);
 SELECT n, shape, expect, gate_state(sql) AS got FROM public.grain_shapes ORDER BY n;
 SELECT count(*) AS shapes, count(*) FILTER (WHERE gate_state(sql) <> expect) AS wrong
 FROM public.grain_shapes;
@@ -172,6 +190,11 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT 'parallel plans' AS plans, count(*) FILTER (WHERE gate_state(sql) <> expect) AS wrong FROM public.grain_shapes;
 RESET ALL;
+
+-- An aggregate too large to trace within the budget (8000 other columns before the measure)
+-- counts as reading its relations' measures through an unproven join.
+SELECT gate_state(format('SELECT sum(cardinality(ARRAY[%s]) * 0 + o.booked_amount) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id',
+                         (SELECT string_agg('l.id', ',') FROM generate_series(1, 8000)))) AS past_the_budget;
 
 -- What the agent receives: a fanout slot naming the join, the HINT saying how to rewrite.
 SELECT gate($$SELECT sum(o.booked_amount) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id$$);

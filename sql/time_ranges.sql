@@ -114,6 +114,56 @@ SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE date_trunc('quarte
 SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_at >= '2026-01-01' AND booked_at < '2026-04-01'$$);  -- another column
 SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= random()::int + date '2026-01-01' AND booked_on < '2026-04-01'$$);  -- volatile
 SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= (SELECT min(order_date) FROM sales.orders) AND booked_on < '2026-04-01'$$);
+-- A bound the executor could compute otherwise than the gate did restricts nothing: the agent's
+-- own "stable" function (it answers the gate, then lies to the scan), text read as a date
+-- (DateStyle may change while the statement runs) and a setting's value.
+CREATE FUNCTION pg_temp.q1_start() RETURNS date LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  PERFORM set_config('regress.calls', (coalesce(nullif(current_setting('regress.calls', true), ''), '0')::int + 1)::text, false);
+  RETURN CASE WHEN current_setting('regress.calls')::int <= 2 THEN date '2026-01-01' ELSE date '2000-01-01' END;
+END $f$;
+SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= pg_temp.q1_start() AND booked_on < '2026-04-01'$$);
+SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE set_config('datestyle', 'ISO, DMY', true) IS NOT NULL AND booked_on >= ('01/01/2026'::text)::date AND booked_on < ('04/01/2026'::text)::date$$);
+SET regress.start = '2026-01-01';
+SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= current_setting('regress.start')::date AND booked_on < '2026-04-01'$$);
+SELECT period($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= to_date('01 2026', 'MM YYYY') AND booked_on < '2026-04-01'$$);
+-- The statement's start moves when a cursor's FETCH runs the scan later.
+SELECT period($$SELECT sum(fee) FROM ledger.bookings WHERE booked_at >= statement_timestamp() - interval '90 days' AND booked_at < statement_timestamp()$$);
+-- A domain's check is code of the agent's too: check() must not run it, nor must the gate.
+CREATE FUNCTION pg_temp.noisy(d date) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $f$
+BEGIN RAISE NOTICE 'agent code ran on %', d; RETURN true; END $f$;
+CREATE DOMAIN pg_temp.checked_date AS date CHECK (pg_temp.noisy(VALUE));
+SELECT clarify.check($$SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= '2026-01-01'::pg_temp.checked_date AND booked_on < '2026-04-01'$$)->>'state';
+-- TimeZone cannot change while a statement whose period the gate read in it runs: not from
+-- inside the statement, nor between a cursor's DECLARE and FETCH; once it is closed, it can.
+SET timezone = 'UTC';
+SELECT sum(fee) FROM ledger.bookings WHERE set_config('timezone', 'America/Anchorage', true) IS NOT NULL AND booked_at >= date '2026-01-01' AND booked_at < date '2026-04-01';
+BEGIN;
+DECLARE bookings_q1 CURSOR FOR SELECT sum(fee) FROM ledger.bookings WHERE booked_at >= date '2026-01-01' AND booked_at < date '2026-04-01';
+SET LOCAL timezone = 'America/Anchorage';
+ROLLBACK;
+BEGIN;
+DECLARE bookings_q1 CURSOR FOR SELECT sum(fee) FROM ledger.bookings WHERE booked_at >= date '2026-01-01' AND booked_at < date '2026-04-01';
+FETCH ALL bookings_q1;
+CLOSE bookings_q1;
+SET LOCAL timezone = 'America/Anchorage';
+SHOW timezone;
+COMMIT;
+-- An aborted cursor holds nothing.
+BEGIN;
+DECLARE bookings_q1 CURSOR FOR SELECT sum(fee) FROM ledger.bookings WHERE booked_at >= date '2026-01-01' AND booked_at < date '2026-04-01';
+ROLLBACK;
+SET timezone = 'America/Anchorage';
+RESET timezone;
+-- RESET and set_config(name, NULL) reach the session's default without the usual check: they
+-- are refused too.
+SET timezone = 'America/Anchorage';
+BEGIN;
+DECLARE bookings_q1 CURSOR FOR SELECT sum(fee) FROM ledger.bookings WHERE booked_at >= date '2026-01-01' AND booked_at < date '2026-04-01';
+RESET timezone;
+ROLLBACK;
+SELECT sum(fee) FROM ledger.bookings WHERE coalesce(set_config('timezone', NULL, true), '') IS NOT NULL AND booked_at >= date '2026-01-01' AND booked_at < date '2026-04-01';
+RESET timezone;
 -- Two scans of the relation: both must be bounded.
 SELECT period($$SELECT (SELECT sum(amount) FROM ledger.bookings WHERE booked_on >= '2026-01-01' AND booked_on < '2026-04-01'), (SELECT sum(amount) FROM ledger.bookings)$$);
 -- Listing rows of a dated measure is still reading it.

@@ -96,23 +96,28 @@ std::vector<std::string> usable_aggregates(const Concept &concept) {
 std::optional<Slot> additivity_slot(const Concept &concept, const std::string &term,
                                     const GovernedColumn &column, const AggregateUse &use) {
     const std::string &label = concept.label;
+    // The list names PostgreSQL's aggregates: a user's aggregate of the same name may sum.
     if (concept.has_allowed_aggregates &&
-        std::find(concept.allowed_aggregates.begin(), concept.allowed_aggregates.end(),
-                  use.aggregate) == concept.allowed_aggregates.end()) {
+        (!use.builtin ||
+         std::find(concept.allowed_aggregates.begin(), concept.allowed_aggregates.end(),
+                   use.aggregate) == concept.allowed_aggregates.end())) {
         Slot s = grain_slot(SlotCheck::Additivity, concept, term);
         s.aggregate = use.aggregate;
         s.allowed = concept.allowed_aggregates;
         s.reason = label + " may only be aggregated with " + listed(s.allowed, " or ") +
-                   ", not with " + use.aggregate;
+                   ", not with " + use.aggregate +
+                   (use.builtin ? "" : " (an aggregate defined in the database, not PostgreSQL's)");
         s.advice = "Aggregate " + label + " with " + listed(s.allowed, " or ") + ".";
         return s;
     }
-    if (!builtin_named(use, {"sum"})) return std::nullopt;
+    // A user's aggregate may sum whatever its name: only PostgreSQL's own are known not to.
+    if (use.builtin && use.aggregate != "sum") return std::nullopt;
     if (concept.additivity == Additivity::NonAdditive) {
         Slot s = grain_slot(SlotCheck::Additivity, concept, term);
         s.aggregate = use.aggregate;
         s.allowed = usable_aggregates(concept);
-        s.reason = label + " is not additive: a sum of it means nothing";
+        s.reason = label + " is not additive: a sum of it means nothing" +
+                   (use.builtin ? std::string() : ", and " + use.aggregate + " may sum it");
         s.advice =
             "Do not sum " + label + ": use " +
             (s.allowed.empty() ? std::string("avg, min or max") : listed(s.allowed, " or ")) +
@@ -130,7 +135,8 @@ std::optional<Slot> additivity_slot(const Concept &concept, const std::string &t
     if (snapshot) {
         std::string when = spoken_column(snapshot->column);
         s.reason = label + " is a snapshot: summed over several " + when +
-                   " values it counts the same amount more than once";
+                   " values it counts the same amount more than once" +
+                   (use.builtin ? std::string() : " (" + use.aggregate + " may sum it)");
         s.advice = "Group by " + when + " (or restrict it to one value) when summing " + label +
                    ", or use avg, min or max across snapshots.";
     } else {

@@ -323,8 +323,7 @@ std::string check_statement(const char *sql) {
         aggregates.insert(aggregates.end(), facts.aggregates.begin(), facts.aggregates.end());
         if (catalog->has_time_policies() && !facts.read.empty()) {
             const TimeQuals *quals = pg_guard([&] { return find_time_quals(*catalog, stmt); });
-            TimeFacts stmt_time =
-                time_facts_of(catalog, facts.read, StatementTime{quals, nullptr}, true);
+            TimeFacts stmt_time = time_facts_of(catalog, facts.read, StatementTime{quals, nullptr});
             for (auto &r : stmt_time.ranges) time.ranges.push_back(std::move(r));
             if (!stmt_time.windows.empty()) time.windows = std::move(stmt_time.windows);
         }

@@ -320,12 +320,12 @@ const LastDecision &last_decision() {
 }
 
 TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
-                        const StatementTime &time, bool check_only) {
+                        const StatementTime &time) {
     TimeFacts facts;
     bool dated = false;
     for (const GovernedColumn *c : read) dated = dated || (c && !c->time_policies.empty());
     if (!dated) return facts;
-    facts.ranges = evaluate_time_quals(time.quals, time.params, check_only);
+    facts.ranges = evaluate_time_quals(time.quals, time.params);
     facts.windows = bound_windows(catalog, current_record());
     return facts;
 }
@@ -334,7 +334,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog, const Gover
                       const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
                       const char *source, const StatementTime &time) {
     const DecisionCache &decided =
-        decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time, false));
+        decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time));
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);

@@ -31,7 +31,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog, const Gover
 // The time facts of one execution (empty unless the read holds a dated measure): the range on
 // each time column and the bound windows, evaluated now.
 TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
-                        const StatementTime &time, bool check_only);
+                        const StatementTime &time);
 
 // The session's most recent decision, as the audit received it.
 struct LastDecision {

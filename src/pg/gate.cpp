@@ -11,6 +11,7 @@
 #include "governed_reads.hpp"
 #include "settings.hpp"
 #include "shared_memory.hpp"
+#include "time_zone_hold.hpp"
 
 extern "C" {
 #include "access/parallel.h"
@@ -32,6 +33,7 @@ CheckPermsHook prev_check_perms = nullptr;
 // The statement whose ExecutorStart is under way: its plan lets the permission check hook
 // trace demand precisely. Saved and restored around nested starts.
 PlannedStmt *starting_stmt = nullptr;
+QueryDesc *starting_query = nullptr;  // its estate exists by the permission check
 const char *starting_text = nullptr;
 ParamListInfo starting_params = nullptr;  // bound parameters: a time range may depend on them
 bool starting_explain_only = false;
@@ -52,9 +54,12 @@ void gate_range_table(List *range_table, List *perminfos) {
     if (stmt) {
         if (starting_explain_only) return;  // plain EXPLAIN reads nothing
         std::shared_ptr<const PlanFacts> facts = cached_plan_facts(catalog, stmt);
-        if (facts && !facts->read.empty())
-            decide_statement(catalog, facts->read, facts->aggregates, stmt, starting_text,
-                             StatementTime{facts->time, starting_params});
+        if (!facts || facts->read.empty()) return;
+        decide_statement(catalog, facts->read, facts->aggregates, stmt, starting_text,
+                         StatementTime{facts->time, starting_params});
+        // Its periods were read in this TimeZone: the scans must read them in the same.
+        if (facts->time && starting_query && starting_query->estate)
+            pg_guard([&] { hold_time_zone(starting_query->estate); });
         return;
     }
     bool *watched = watched_entries(*catalog, range_table);
@@ -73,11 +78,13 @@ void clarify_executor_start(QueryDesc *query_desc, int eflags) {
                         errmsg("clarify.check() runs no statement while planning one"),
                         errdetail("Planning the statement called a function that runs SQL.")));
     PlannedStmt *saved_stmt = starting_stmt;
+    QueryDesc *saved_query = starting_query;
     const char *saved_text = starting_text;
     ParamListInfo saved_params = starting_params;
     bool saved_explain = starting_explain_only;
     bool saved_leader_part = starting_leader_part;
     starting_stmt = query_desc->plannedstmt;
+    starting_query = query_desc;
     starting_text = query_desc->sourceText;
     starting_params = query_desc->params;
     starting_explain_only = (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0;
@@ -93,6 +100,7 @@ void clarify_executor_start(QueryDesc *query_desc, int eflags) {
     PG_FINALLY();
     {
         starting_stmt = saved_stmt;
+        starting_query = saved_query;
         starting_text = saved_text;
         starting_params = saved_params;
         starting_explain_only = saved_explain;
@@ -138,6 +146,7 @@ void install_gate() {
     prev_check_perms = ExecutorCheckPerms_hook;
     ExecutorCheckPerms_hook = clarify_check_perms;
     install_check();
+    install_time_zone_hold();
     install_statistics_filter();
     install_shared_memory();
 }

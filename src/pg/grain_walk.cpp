@@ -33,8 +33,10 @@ struct Trace {
     // The aggregate being traced.
     Oid aggregate;
     bool distinct;
-    List *grouped;  // of (relation, attnum) pairs as two-element int lists: the grouping columns
-    List *path;     // Step *: the joins between the current node and the aggregate
+    List *grouped;     // of (relation, attnum) pairs as two-element int lists: the grouping columns
+    List *path;        // Step *: the joins between the current node and the aggregate
+    int repeaters;     // set-returning projections, recursive unions, initplan values on the way
+    List *init_plans;  // SubPlan *: every initplan of the statement
     int steps_left;
     bool gave_up;
     // The facts found.
@@ -43,6 +45,11 @@ struct Trace {
 };
 
 void trace_output(Trace *t, Plan *plan, AttrNumber attno);
+
+struct ExprAt {
+    Trace *trace;
+    Plan *plan;
+};
 
 // Relations scanned under `plan` (partitions as their partitioned table), at most `room`.
 void relations_under(Trace *t, Plan *plan, Oid *out, int *n, int room, int depth) {
@@ -102,7 +109,7 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
         relations_under(t, other, fact.via, &fact.n_via, kRoom, 0);
         if (fact.n_via == before && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
     }
-    if (t->gave_up && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
+    if ((t->gave_up || t->repeaters > 0) && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
     Bitmapset *single = grain::scan_single_valued(&t->proofs, scan);
     foreach (lc, t->grouped) {
         List *pair = (List *)lfirst(lc);
@@ -113,6 +120,49 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     int a = -1;
     while ((a = bms_next_member(single, a)) >= 0) fact.per_value[fact.n_per_value++] = a;
     add_fact(t, fact);
+}
+
+bool trace_expr_walker(Node *node, void *context);
+
+// Function, VALUES and table-function scans: their rows are computed, from values a nested loop
+// may hand them from its outer side (LATERAL).
+bool is_lateral_source(const Plan *plan) {
+    return IsA(plan, FunctionScan) || IsA(plan, ValuesScan) || IsA(plan, TableFuncScan);
+}
+
+bool collect_exec_params(Node *node, void *context) {
+    if (!node) return false;
+    if (IsA(node, Param) && ((Param *)node)->paramkind == PARAM_EXEC)
+        *(Bitmapset **)context = bms_add_member(*(Bitmapset **)context, ((Param *)node)->paramid);
+    return expression_tree_walker(node, WALKER(collect_exec_params), context);
+}
+
+// A computed scan's rows carry the outer values a nested loop on the way hands it: each such
+// value is traced into that loop's outer side, through a join that repeats it once per row the
+// scan computes (unless proven otherwise).
+void trace_lateral(Trace *t, Plan *plan) {
+    Node *exprs = nullptr;
+    if (IsA(plan, FunctionScan)) exprs = (Node *)((FunctionScan *)plan)->functions;
+    if (IsA(plan, ValuesScan)) exprs = (Node *)((ValuesScan *)plan)->values_lists;
+    if (IsA(plan, TableFuncScan)) exprs = (Node *)((TableFuncScan *)plan)->tablefunc;
+    Bitmapset *params = nullptr;
+    collect_exec_params(exprs, &params);
+    if (bms_is_empty(params)) return;
+    List *saved = t->path;
+    for (int i = list_length(saved) - 1; i >= 0; --i) {
+        Step *step = (Step *)list_nth(saved, i);
+        if (!IsA(step->join, NestLoop) || step->from_outer) continue;
+        ListCell *lc;
+        foreach (lc, ((NestLoop *)step->join)->nestParams) {
+            NestLoopParam *nlp = (NestLoopParam *)lfirst(lc);
+            if (!bms_is_member(nlp->paramno, params)) continue;
+            // The loop itself is added as the join its outer value passes.
+            t->path = list_copy_head(saved, i);
+            ExprAt at = {t, step->join};
+            trace_expr_walker((Node *)nlp->paramval, &at);
+            t->path = saved;
+        }
+    }
 }
 
 void trace_var(Trace *t, Plan *plan, Var *var) {
@@ -127,6 +177,10 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
         Scan *scan = (Scan *)plan;
         AttrNumber attnum = grain::scan_column(scan, var);
         if (var->varno == (int)scan->scanrelid || attnum > 0) reach_scan(t, scan, attnum);
+        return;
+    }
+    if (is_lateral_source(plan)) {
+        trace_lateral(t, plan);
         return;
     }
     if (grain::is_join(plan)) {
@@ -159,8 +213,12 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
                 trace_output(t, (Plan *)lfirst(lc), var->varattno);
             return;
         case T_RecursiveUnion:
+        case T_ProjectSet:
+            // Each row may come out several times: from the recursion, or once per element.
+            ++t->repeaters;
             trace_output(t, plan->lefttree, var->varattno);
-            trace_output(t, plan->righttree, var->varattno);
+            if (IsA(plan, RecursiveUnion)) trace_output(t, plan->righttree, var->varattno);
+            --t->repeaters;
             return;
         default:
             // Upper nodes compute over their children's rows.
@@ -170,13 +228,7 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
     }
 }
 
-struct ExprAt {
-    Trace *trace;
-    Plan *plan;
-};
-
-// Vars of an expression, and of aggregates in it (a total of totals is still the measure); a
-// SubPlan is a statement of its own, whose aggregates are found where its plan is walked.
+// Vars of an expression, and of aggregates in it (a total of totals is still the measure).
 bool trace_expr_walker(Node *node, void *context) {
     if (!node) return false;
     if (IsA(node, Var)) {
@@ -184,7 +236,35 @@ bool trace_expr_walker(Node *node, void *context) {
         trace_var(at->trace, at->plan, (Var *)node);
         return false;
     }
-    if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan)) return false;
+    // A SubPlan is a statement of its own, whose aggregates are found where its plan is walked;
+    // what this plan's rows hand it (its arguments, the left side of an IN) carries them on.
+    if (IsA(node, SubPlan)) {
+        SubPlan *sub = (SubPlan *)node;
+        return trace_expr_walker(sub->testexpr, context) ||
+               trace_expr_walker((Node *)sub->args, context);
+    }
+    // An initplan's value is computed once and repeated for every row that reads it.
+    if (IsA(node, Param) && ((Param *)node)->paramkind == PARAM_EXEC) {
+        Trace *t = ((ExprAt *)context)->trace;
+        // A step like a column's: values of values stay within the budget.
+        if (--t->steps_left < 0) {
+            t->gave_up = true;
+            return false;
+        }
+        ListCell *lc;
+        foreach (lc, t->init_plans) {
+            SubPlan *sub = (SubPlan *)lfirst(lc);
+            ListCell *set;
+            foreach (set, sub->setParam) {
+                if (lfirst_int(set) != ((Param *)node)->paramid) continue;
+                ++t->repeaters;
+                trace_output(t, grain::subplan_of(t->stmt, sub->plan_id),
+                             foreach_current_index(set) + 1);
+                --t->repeaters;
+            }
+        }
+        return false;
+    }
     return expression_tree_walker(node, WALKER(trace_expr_walker), context);
 }
 
@@ -228,6 +308,25 @@ void grouped_columns(Trace *t, Plan *plan, AttrNumber attno, int depth) {
     }
 }
 
+// Past its budget an aggregate may read any watched relation the trace did not reach, through
+// joins it did not look at: each counts as read whole through an unproven join.
+void assume_every_watched(Trace *t) {
+    int n = list_length(t->stmt->rtable);
+    for (int i = 0; i < n; ++i) {
+        RangeTblEntry *rte = rt_fetch(i + 1, t->stmt->rtable);
+        if (!t->watched[i] || rte->rtekind != RTE_RELATION) continue;
+        AggregateFact fact = {};
+        fact.relation = rte->relid;
+        fact.attnum = 0;
+        fact.aggregate = t->aggregate;
+        fact.distinct = t->distinct;
+        fact.via = (Oid *)palloc(sizeof(Oid));
+        fact.via[fact.n_via++] = InvalidOid;
+        fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber));
+        add_fact(t, fact);
+    }
+}
+
 // Traces one aggregate's arguments, evaluated over `plan`'s child rows.
 void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *args, int n_groups,
                      const AttrNumber *groups) {
@@ -235,12 +334,14 @@ void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *a
     t->distinct = distinct;
     t->grouped = NIL;
     t->path = NIL;
+    t->repeaters = 0;
     t->steps_left = kStepsPerAggregate;
     t->gave_up = false;
     t->proofs.budget = kStepsPerAggregate;
     for (int i = 0; i < n_groups; ++i) grouped_columns(t, plan->lefttree, groups[i], 0);
     ExprAt at = {t, plan};
     trace_expr_walker((Node *)args, &at);
+    if (t->gave_up) assume_every_watched(t);
 }
 
 struct AggregatesAt {
@@ -309,23 +410,25 @@ void find_aggregates(Trace *t, Plan *plan, int depth) {
     }
 }
 
-// Parameters a nested loop sets from its outer row: a column compared with one is not fixed.
-void collect_loop_params(Bitmapset **params, Plan *plan, PlannedStmt *stmt, int depth) {
+// Parameters a nested loop sets from its outer row: a column compared with one is not fixed;
+// and the initplans, whose values aggregates may read.
+void collect_loop_params(Trace *t, Bitmapset **params, Plan *plan, PlannedStmt *stmt, int depth) {
     if (!plan || depth > 1000) return;
     ListCell *lc;
+    t->init_plans = list_concat(t->init_plans, plan->initPlan);
     if (IsA(plan, NestLoop))
         foreach (lc, ((NestLoop *)plan)->nestParams)
             *params = bms_add_member(*params, ((NestLoopParam *)lfirst(lc))->paramno);
-    collect_loop_params(params, plan->lefttree, stmt, depth + 1);
-    collect_loop_params(params, plan->righttree, stmt, depth + 1);
+    collect_loop_params(t, params, plan->lefttree, stmt, depth + 1);
+    collect_loop_params(t, params, plan->righttree, stmt, depth + 1);
     if (IsA(plan, SubqueryScan))
-        collect_loop_params(params, ((SubqueryScan *)plan)->subplan, stmt, depth + 1);
+        collect_loop_params(t, params, ((SubqueryScan *)plan)->subplan, stmt, depth + 1);
     if (IsA(plan, Append))
         foreach (lc, ((Append *)plan)->appendplans)
-            collect_loop_params(params, (Plan *)lfirst(lc), stmt, depth + 1);
+            collect_loop_params(t, params, (Plan *)lfirst(lc), stmt, depth + 1);
     if (IsA(plan, MergeAppend))
         foreach (lc, ((MergeAppend *)plan)->mergeplans)
-            collect_loop_params(params, (Plan *)lfirst(lc), stmt, depth + 1);
+            collect_loop_params(t, params, (Plan *)lfirst(lc), stmt, depth + 1);
 }
 
 }  // namespace
@@ -340,10 +443,10 @@ AggregateFacts plan_aggregate_facts(PlannedStmt *stmt, const bool *watched, Decl
     t.proofs.declared_context = declared_context;
     t.capacity = 4;
     t.facts = (AggregateFact *)palloc(sizeof(AggregateFact) * t.capacity);
-    collect_loop_params(&t.proofs.loop_params, stmt->planTree, stmt, 0);
+    collect_loop_params(&t, &t.proofs.loop_params, stmt->planTree, stmt, 0);
     ListCell *lc;
     foreach (lc, stmt->subplans)
-        collect_loop_params(&t.proofs.loop_params, (Plan *)lfirst(lc), stmt, 0);
+        collect_loop_params(&t, &t.proofs.loop_params, (Plan *)lfirst(lc), stmt, 0);
     find_aggregates(&t, stmt->planTree, 0);
     foreach (lc, stmt->subplans) find_aggregates(&t, (Plan *)lfirst(lc), 0);
     return AggregateFacts{t.facts, t.count};

@@ -114,11 +114,37 @@ bool contains_exec_param(Node *node, void *) {
     return expression_tree_walker(node, WALKER(contains_exec_param), nullptr);
 }
 
-// A value that can be evaluated before the scan: no column, no value from another plan node,
-// no subquery and no volatile function.
+bool foreign_function(Oid fn, void *) {
+    return fn >= FirstNormalObjectId;
+}
+
+// Text read as a date or a setting's value, whose meaning follows settings (DateStyle, lc_time,
+// any custom one) a statement may change while it runs; a domain, whose checks run code; or the
+// statement's start, which a cursor's FETCH moves.
+bool varies_at_scan(Node *node, void *) {
+    if (!node) return false;
+    if (IsA(node, CoerceViaIO) || IsA(node, CoerceToDomain)) return true;
+    if (IsA(node, FuncExpr)) {
+        FuncExpr *f = (FuncExpr *)node;
+        if (f->funcid == F_CURRENT_SETTING_TEXT || f->funcid == F_CURRENT_SETTING_TEXT_BOOL ||
+            f->funcid == F_TO_DATE || f->funcid == F_TO_TIMESTAMP_TEXT_TEXT ||
+            f->funcid == F_STATEMENT_TIMESTAMP)
+            return true;
+        ListCell *lc;
+        foreach (lc, f->args)
+            if (exprType((Node *)lfirst(lc)) == CSTRINGOID) return true;
+    }
+    return expression_tree_walker(node, WALKER(varies_at_scan), nullptr);
+}
+
+// A value that can be evaluated before the scan to what the scan will see: no column, no value
+// from another plan node, no subquery, no volatile function, no function of the database's own
+// (a "stable" one may answer otherwise at its next call) and no text read through settings.
 bool evaluable(Node *value) {
     return !contain_var_clause(value) && !contains_exec_param(value, nullptr) &&
-           !contain_subplans(value) && !contain_volatile_functions(value);
+           !contain_subplans(value) && !contain_volatile_functions(value) &&
+           !check_functions_in_node(value, foreign_function, nullptr) &&
+           !varies_at_scan(value, nullptr);
 }
 
 // date_trunc's unit as an interval ("quarter": 3 months); nullptr for a unit it does not know.
@@ -333,13 +359,9 @@ bool contains_extern_param(Node *node, void *) {
     return expression_tree_walker(node, WALKER(contains_extern_param), nullptr);
 }
 
-bool foreign_function(Oid fn, void *) {
-    return fn >= FirstNormalObjectId;
-}
-
 // The value of one condition as an instant, or false when it restricts nothing.
-bool evaluate_value(const TimeQual &qual, EState **estate, ParamListInfo params, bool check_only,
-                    Timestamp *at, Timestamp *next) {
+bool evaluate_value(const TimeQual &qual, EState **estate, ParamListInfo params, Timestamp *at,
+                    Timestamp *next) {
     Datum value;
     bool isnull = false;
     if (IsA(qual.value, Const)) {
@@ -347,8 +369,6 @@ bool evaluate_value(const TimeQual &qual, EState **estate, ParamListInfo params,
         value = ((Const *)qual.value)->constvalue;
     } else {
         if (!params && contains_extern_param((Node *)qual.value, nullptr)) return false;
-        if (check_only && check_functions_in_node((Node *)qual.value, foreign_function, nullptr))
-            return false;
         if (!*estate) {
             *estate = CreateExecutorState();
             (*estate)->es_param_list_info = params;
@@ -398,8 +418,7 @@ TimeQuals *find_time_quals(const Catalog &catalog, PlannedStmt *stmt) {
 }
 
 std::vector<std::pair<ColumnKey, TimeRange>> evaluate_time_quals(const TimeQuals *quals,
-                                                                 ParamListInfo params,
-                                                                 bool check_only) {
+                                                                 ParamListInfo params) {
     std::vector<std::pair<ColumnKey, TimeRange>> out;
     if (!quals) return out;
     std::vector<TimeRange> scans(quals->nscans);
@@ -412,7 +431,7 @@ std::vector<std::pair<ColumnKey, TimeRange>> evaluate_time_quals(const TimeQuals
         };
         Bound b = pg_guard([&] {
             Bound v{};
-            v.restricts = evaluate_value(qual, &estate, params, check_only, &v.at, &v.next);
+            v.restricts = evaluate_value(qual, &estate, params, &v.at, &v.next);
             return v;
         });
         if (b.restricts) restrict_range(scans[qual.scan], TimeCondition{qual.op, b.at, b.next});

@@ -23,10 +23,9 @@ struct TimeQuals;
 TimeQuals *find_time_quals(const Catalog &catalog, PlannedStmt *stmt);
 
 // The range of every time column scanned, evaluated now. `params`: the execution's bound
-// parameters (nullptr: a parameter restricts nothing). `check_only`: values calling functions
-// that are not built in restrict nothing (clarify.check() runs no one's code).
+// parameters (nullptr: a parameter restricts nothing). Only built-in functions are evaluated, so
+// clarify.check() runs no one's code.
 std::vector<std::pair<ColumnKey, TimeRange>> evaluate_time_quals(const TimeQuals *quals,
-                                                                 ParamListInfo params,
-                                                                 bool check_only);
+                                                                 ParamListInfo params);
 
 }  // namespace clarify::pg

@@ -143,6 +143,26 @@ TEST(Grain, AllowedAggregatesListTheOnlyOnes) {
     EXPECT_EQ(d.slots[0].allowed, (std::vector<std::string>{"sum", "avg"}));
 }
 
+TEST(Grain, UserAggregatesAreNotTrustedWithAdditivity) {
+    RevenueCatalog rows = grain_rows();
+    rows.at(kBooked).has_allowed_aggregates = true;
+    rows.at(kBooked).allowed_aggregates = {"avg"};
+    Catalog catalog = build_with_snapshot(rows);
+    // A user's aggregate may sum whatever it is called: a snapshot, a ratio, or past the list.
+    for (ColumnKey column : {kRateColumn, kBalance, kBookedAmount}) {
+        AggregateUse own_avg = use_of(column, "avg");
+        own_avg.builtin = false;
+        Decision d = decide_aggregates(catalog, {column}, {own_avg});
+        ASSERT_EQ(d.state, State::Grain);
+        EXPECT_EQ(d.slots[0].check, SlotCheck::Additivity);
+        EXPECT_EQ(d.slots[0].aggregate, "avg");
+    }
+    AggregateUse own_sum = use_of(kBookedAmount, "sum");
+    own_sum.builtin = false;
+    rows.at(kBooked).has_allowed_aggregates = false;
+    EXPECT_TRUE(decide_aggregates(build_with_snapshot(rows), {kBookedAmount}, {own_sum}).allowed());
+}
+
 TEST(Grain, AggregatesOverDimensionsAreNotChecked) {
     Catalog catalog = build_with_snapshot(grain_rows());
     EXPECT_TRUE(decide_aggregates(catalog, {kOrderCountry},
