@@ -11,6 +11,7 @@ extern "C" {
 #include "replication/message.h"
 #include "replication/slot.h"
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
 #if PG_VERSION_NUM >= 160000
 #include "parser/parse_relation.h"
 #include "utils/guc_hooks.h"
@@ -160,6 +161,15 @@ bool is_right_semi_or_anti(JoinType type) {
 #else
     (void)type;
     return false;
+#endif
+}
+
+::config_generic **guc_variables(int *count) {
+#if PG_VERSION_NUM >= 160000
+    return get_guc_variables(count);
+#else
+    *count = GetNumConfigOptions();
+    return get_guc_variables();
 #endif
 }
 

@@ -30,6 +30,8 @@ extern "C" {
 #error "pg_clarify is tested on PostgreSQL 15, 17 and 18; port src/pg/compat.hpp first"
 #endif
 
+struct config_generic;  // utils/guc_tables.h
+
 namespace clarify::pg {
 
 // 16 moved permission data from RangeTblEntry into RTEPermissionInfo, and the hook takes both.
@@ -103,6 +105,9 @@ std::vector<int> op_btree_strategies(Oid opno);
 bool is_right_semi_or_anti(JoinType type);
 
 // --- settings ---------------------------------------------------------------------------------
+
+// Every setting the server knows, and how many (16 made the count an out-parameter).
+::config_generic **guc_variables(int *count);
 
 // Memory for a GUC check hook's `extra` and for a string value it replaces: from 16 it must come
 // from the GUC memory context (PostgreSQL frees it with pfree). Returns nullptr when out of

@@ -1,4 +1,5 @@
 #include "pg.hpp"
+#include "compat.hpp"
 #include "time_zone_hold.hpp"
 
 extern "C" {
@@ -48,8 +49,8 @@ void release_hold(void *) {
 }  // namespace
 
 void install_time_zone_hold() {
-    struct config_generic **variables = get_guc_variables();
-    int n = GetNumConfigOptions();
+    int n = 0;
+    struct config_generic **variables = guc_variables(&n);
     for (int i = 0; i < n; ++i) {
         if (variables[i]->vartype != PGC_STRING || strcmp(variables[i]->name, "TimeZone") != 0)
             continue;
