@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-plan 7
+plan 8
 
 db=clarify_fault
 export PGDATABASE=$db FAULT_AGENT=regress_fault_agent
@@ -55,6 +55,8 @@ check "the load ran to its end" test "$load_rc" -eq 0
 for _ in $(seq 1 60); do "$PG_BINDIR/pg_isready" -q && break; sleep 0.5; done
 check "the server recovered and accepts connections" "$PG_BINDIR/pg_isready" -q
 answered=$(wc -l <"$out")
+# Sync decisions are durable before their answer; their rows follow (replayed after the restart).
+check "the audit catches up after the restart" test "$(q "SELECT clarify.audit_wait('60 s')")" = t
 after_restart=$(q "SELECT count(*) FROM clarify.audit_log" 2>/dev/null || echo 0)
 if ((answered > 100)); then pass "clients received $answered answers"; else fail "clients received answers" "only $answered"; fi
 
