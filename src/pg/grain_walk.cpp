@@ -146,7 +146,7 @@ void trace_lateral(Trace *t, Plan *plan) {
     if (IsA(plan, ValuesScan)) exprs = (Node *)((ValuesScan *)plan)->values_lists;
     if (IsA(plan, TableFuncScan)) exprs = (Node *)((TableFuncScan *)plan)->tablefunc;
     Bitmapset *params = nullptr;
-    collect_exec_params(exprs, &params);
+    collect_exec_params(exprs, static_cast<void *>(&params));
     if (bms_is_empty(params)) return;
     List *saved = t->path;
     for (int i = list_length(saved) - 1; i >= 0; --i) {
