@@ -73,3 +73,63 @@ psql_as() {
     shift
     "$PG_BINDIR/psql" -X -q -At -h "$dir" -p "$port" -U "$role" -d postgres "$@" 2>&1
 }
+
+# start_test_standby PORT [postgresql.conf lines...]: a streaming hot standby of the test cluster
+# ($sdir, $sport), cloned with pg_basebackup -R over the primary's socket; it preloads the library
+# when the primary does. Stopped and removed at exit, before the primary.
+start_test_standby() {
+    sport=$1
+    shift
+    sdir=$(mktemp -d "/tmp/pg_clarify_standby.XXXXXX")
+    is_root && chown "$(cluster_owner)": "$sdir"
+    chmod 700 "$sdir"
+    if ! as_owner "$PG_BINDIR/pg_basebackup" -h "$dir" -p "$port" -U postgres -D "$sdir/data" \
+        -R -X stream -c fast >"$sdir/basebackup.log" 2>&1; then
+        echo "Bail out! pg_basebackup failed"
+        sed 's/^/# /' "$sdir/basebackup.log" >&2
+        exit 1
+    fi
+    {
+        echo "# standby written by test/shell/tap.sh"
+        echo "unix_socket_directories = '$sdir'"
+        echo "port = $sport"
+        echo "hot_standby = on"
+        local line
+        for line in "$@"; do echo "$line"; done
+    } | as_owner tee -a "$sdir/data/postgresql.conf" >/dev/null
+    on_exit _stop_test_standby
+    if ! as_owner "$PG_BINDIR/pg_ctl" -D "$sdir/data" -l "$sdir/server.log" -w -t 60 start \
+        >/dev/null; then
+        echo "Bail out! the standby did not start"
+        tail -n 30 "$sdir/server.log" | sed 's/^/# /' >&2
+        exit 1
+    fi
+}
+_stop_test_standby() {
+    [[ -n ${sdir:-} && -d $sdir ]] || return 0
+    as_owner "$PG_BINDIR/pg_ctl" -D "$sdir/data" -m immediate stop >/dev/null 2>&1
+    if ((_tap_failed > 0)); then
+        echo "# standby log: $sdir/server.log" >&2
+        rm -rf "$sdir/data"
+    else
+        rm -rf "$sdir"
+    fi
+    sdir=
+}
+# standby_psql_as ROLE [psql args...]: psql on the standby's postgres database.
+standby_psql_as() {
+    local role=$1
+    shift
+    "$PG_BINDIR/psql" -X -q -At -h "$sdir" -p "$sport" -U "$role" -d postgres "$@" 2>&1
+}
+# wait_for_replay: until the standby has replayed everything the primary has written so far.
+wait_for_replay() {
+    local lsn i
+    lsn=$(psql_as postgres -c 'SELECT pg_current_wal_insert_lsn()')
+    for ((i = 0; i < 300; i++)); do
+        [[ $(standby_psql_as postgres -c \
+            "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn") == t ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
