@@ -1,0 +1,256 @@
+#include "pg.hpp"
+#include "catalog_load.hpp"
+#include "boundary.hpp"
+
+extern "C" {
+#include "executor/spi.h"
+#include "utils/lsyscache.h"
+#include "catalog/namespace.h"
+}
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace clarify::pg {
+
+Rows query(const char *sql) {
+    return pg_guard([&]() -> Rows {
+        Rows rows;
+        if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+            elog(ERROR, "pg_clarify: catalog query failed: %s", sql);
+        rows.count = SPI_processed;
+        rows.width = SPI_tuptable->tupdesc->natts;
+        rows.values = static_cast<char **>(palloc0(sizeof(char *) * rows.count * rows.width + 1));
+        for (uint64 r = 0; r < rows.count; ++r)
+            for (int c = 0; c < rows.width; ++c)
+                rows.values[r * rows.width + c] =
+                    SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1);
+        return rows;
+    });
+}
+
+std::string text(const Rows &rows, uint64 r, int c) {
+    const char *v = rows.at(r, c);
+    return v ? std::string(v) : std::string();
+}
+
+long long integer(const Rows &rows, uint64 r, int c) {
+    const char *v = rows.at(r, c);
+    return v ? std::stoll(v) : 0;
+}
+
+bool catalog_has_column(const char *table, const char *column) {
+    return pg_guard([&] {
+        Oid relid = get_relname_relid(table, get_namespace_oid("clarify", false));
+        return OidIsValid(relid) && get_attnum(relid, column) != InvalidAttrNumber;
+    });
+}
+
+namespace {
+
+// Timestamps cross as microseconds since the Unix epoch; NULL and ±infinity become open bounds.
+#define CLARIFY_MICROS(col, open)                       \
+    "CASE WHEN " col " IS NULL THEN " open " WHEN " col \
+    " = 'infinity' THEN "                               \
+    "'9223372036854775807' WHEN " col                   \
+    " = '-infinity' THEN '-9223372036854775808' "       \
+    "ELSE (extract(epoch FROM " col ") * 1000000)::int8::text END"
+#define CLARIFY_OPEN_END "'9223372036854775807'"
+#define CLARIFY_OPEN_START "'-9223372036854775808'"
+
+bool approvals_have_question() {
+    return catalog_has_column("approvals", "question");
+}
+
+// Time windows, dated measures and impacts (catalog 1.1): without them, no time rules apply and
+// every term has high impact.
+void load_time_catalog(Catalog &catalog) {
+    if (catalog_has_column("terms", "impact")) {
+        Rows impacts = query("SELECT term, impact FROM clarify.terms");
+        for (uint64 r = 0; r < impacts.count; ++r)
+            catalog.set_impact(text(impacts, r, 0),
+                               parse_impact(text(impacts, r, 1)).value_or(Impact::High));
+    }
+    if (!catalog_has_column("concept_columns", "time_column")) return;
+    // A time column that no longer exists leaves number 0, which no condition restricts: a
+    // required period is then asked for rather than silently dropped.
+    Rows policies = query(
+        "WITH RECURSIVE family(root, member) AS ("
+        "  SELECT DISTINCT relation::oid, relation::oid FROM clarify.concept_columns"
+        "  UNION"
+        "  SELECT f.root, i.inhrelid FROM family f JOIN pg_catalog.pg_inherits i"
+        "    ON i.inhparent = f.member) "
+        "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, coalesce(t.attnum, 0)::text, "
+        "       cc.time_column::text, cc.requires_time_range::text "
+        "FROM clarify.concept_columns cc "
+        "JOIN pg_catalog.pg_attribute r ON r.attrelid = cc.relation AND r.attnum = cc.attnum "
+        "  AND NOT r.attisdropped "
+        "JOIN family f ON f.root = cc.relation::oid "
+        "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = r.attname "
+        "  AND m.attnum > 0 AND NOT m.attisdropped "
+        "LEFT JOIN pg_catalog.pg_attribute t ON t.attrelid = f.member "
+        "  AND t.attname = cc.time_column AND t.attnum > 0 AND NOT t.attisdropped "
+        "WHERE cc.time_column IS NOT NULL");
+    for (uint64 r = 0; r < policies.count; ++r) {
+        TimePolicy p;
+        p.concept_id = text(policies, r, 0);
+        p.time_attnum = static_cast<std::int16_t>(integer(policies, r, 3));
+        p.time_column = text(policies, r, 4);
+        p.requires_range = text(policies, r, 5) == "true";
+        catalog.add_time_policy(ColumnKey{static_cast<Oid>(integer(policies, r, 1)),
+                                          static_cast<AttrNumber>(integer(policies, r, 2))},
+                                std::move(p));
+    }
+}
+
+// Keys declared unique (clarify.unique_keys), by attribute number: one row per key column.
+void load_unique_keys(Catalog &catalog) {
+    Rows keys = query(
+        "SELECT k.relation::oid::text, k.columns::text, a.attnum::text "
+        "FROM clarify.unique_keys k CROSS JOIN LATERAL unnest(k.columns) AS c(name) "
+        "JOIN pg_catalog.pg_attribute a ON a.attrelid = k.relation AND a.attname = c.name "
+        "  AND a.attnum > 0 AND NOT a.attisdropped "
+        "ORDER BY 1, 2");
+    std::vector<std::int16_t> attnums;
+    for (uint64 r = 0; r < keys.count; ++r) {
+        attnums.push_back(static_cast<std::int16_t>(integer(keys, r, 2)));
+        bool last = r + 1 == keys.count || text(keys, r + 1, 0) != text(keys, r, 0) ||
+                    text(keys, r + 1, 1) != text(keys, r, 1);
+        if (!last) continue;
+        catalog.add_unique_key(static_cast<std::uint32_t>(integer(keys, r, 0)), attnums);
+        attnums.clear();
+    }
+}
+
+}  // namespace
+
+void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations) {
+    governed_relations.clear();
+    // Grain columns came with catalog 1.1: a database not yet updated has every metric additive,
+    // any aggregate allowed and no declared keys.
+    const bool grain = catalog_has_column("concepts", "additivity");
+    const std::string concepts_sql =
+        std::string(
+            "SELECT id, kind, label, description, owner, status, available::text, version::text, "
+            "array_to_json(aliases)::text, " CLARIFY_MICROS(
+                "valid_from", CLARIFY_OPEN_START) ", " CLARIFY_MICROS("valid_until",
+                                                                      CLARIFY_OPEN_END) ", ") +
+        (catalog_has_column("concepts", "window_start") ? "window_start, window_end, "
+                                                        : "'', '', ") +
+        (grain ? "additivity, array_to_json(allowed_aggregates)::text" : "'additive', NULL") +
+        " FROM clarify.concepts";
+    Rows concepts = query(concepts_sql.c_str());
+    for (uint64 r = 0; r < concepts.count; ++r) {
+        Concept c;
+        c.id = text(concepts, r, 0);
+        c.kind = parse_kind(text(concepts, r, 1)).value_or(ConceptKind::Metric);
+        c.label = text(concepts, r, 2);
+        c.description = text(concepts, r, 3);
+        c.owner = text(concepts, r, 4);
+        c.status = parse_status(text(concepts, r, 5)).value_or(ConceptStatus::Draft);
+        c.available = text(concepts, r, 6) == "true";
+        c.version = static_cast<int>(integer(concepts, r, 7));
+        c.aliases = parse_aliases(text(concepts, r, 8));
+        c.valid_from = integer(concepts, r, 9);
+        c.valid_until = integer(concepts, r, 10);
+        c.window_start = text(concepts, r, 11);
+        c.window_end = text(concepts, r, 12);
+        c.additivity = parse_additivity(text(concepts, r, 13)).value_or(Additivity::Additive);
+        if (concepts.at(r, 14)) {
+            c.has_allowed_aggregates = true;
+            c.allowed_aggregates = parse_aliases(text(concepts, r, 14));
+        }
+        catalog.add_concept(std::move(c));
+    }
+    Rows terms = query("SELECT term, concept_id FROM clarify.terms");
+    for (uint64 r = 0; r < terms.count; ++r) catalog.add_term(text(terms, r, 0), text(terms, r, 1));
+
+    Rows defaults = query(
+        "SELECT id::text, term, concept_id, coalesce(applies_to::oid, 0)::text, "
+        "approved_by, " CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.defaults");
+    for (uint64 r = 0; r < defaults.count; ++r) {
+        Default d;
+        d.id = integer(defaults, r, 0);
+        d.term = text(defaults, r, 1);
+        d.concept_id = text(defaults, r, 2);
+        d.applies_to = static_cast<RoleId>(integer(defaults, r, 3));
+        d.approved_by = text(defaults, r, 4);
+        d.valid_until = integer(defaults, r, 5);
+        catalog.add_default(std::move(d));
+    }
+    // approvals.question came with catalog 1.1: a database not yet updated has none, and its
+    // approvals hold for any question text, as they did.
+    const std::string approvals_sql =
+        std::string(
+            "SELECT id::text, question_id, coalesce(term, ''), concept_id, "
+            "granted_to::oid::text, confirmed_by, " CLARIFY_MICROS("expires_at",
+                                                                   CLARIFY_OPEN_END) ", ") +
+        (approvals_have_question() ? "coalesce(question, '')" : "''") +
+        " FROM clarify.approvals WHERE revoked_at IS NULL AND expires_at > pg_catalog.now()";
+    Rows approvals = query(approvals_sql.c_str());
+    for (uint64 r = 0; r < approvals.count; ++r) {
+        Approval a;
+        a.id = integer(approvals, r, 0);
+        a.question_id = text(approvals, r, 1);
+        a.term = text(approvals, r, 2);
+        a.concept_id = text(approvals, r, 3);
+        a.granted_to = static_cast<RoleId>(integer(approvals, r, 4));
+        a.confirmed_by = text(approvals, r, 5);
+        a.expires_at = integer(approvals, r, 6);
+        a.question = text(approvals, r, 7);
+        catalog.add_approval(std::move(a));
+    }
+    // Every governed column with its partitions' and children's copies, in one query: the
+    // mapped column is followed by number (a rename keeps it governed), the family's by the
+    // mapped column's current name (their numbers may differ).
+    // A snapshot column is followed by name in each member, like the mapped column.
+    const std::string columns_sql =
+        std::string(
+            "WITH RECURSIVE family(root, member) AS ("
+            "  SELECT DISTINCT relation::oid, relation::oid FROM clarify.concept_columns"
+            "  UNION"
+            "  SELECT f.root, i.inhrelid FROM family f JOIN pg_catalog.pg_inherits i"
+            "    ON i.inhparent = f.member) "
+            "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, "
+            "       pg_catalog.format('%s.%s.%s', n.nspname, c.relname, m.attname), ") +
+        (grain ? "s.attnum::text, s.attname::text " : "NULL, NULL ") +
+        "FROM clarify.concept_columns cc "
+        "JOIN pg_catalog.pg_attribute r ON r.attrelid = cc.relation AND r.attnum = cc.attnum "
+        "  AND NOT r.attisdropped "
+        "JOIN family f ON f.root = cc.relation::oid "
+        "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = r.attname "
+        "  AND m.attnum > 0 AND NOT m.attisdropped " +
+        (grain ? "LEFT JOIN pg_catalog.pg_attribute s ON s.attrelid = f.member "
+                 "  AND s.attname = cc.snapshot_column AND s.attnum > 0 AND NOT s.attisdropped "
+               : "") +
+        "JOIN pg_catalog.pg_class c ON c.oid = m.attrelid "
+        "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace";
+    Rows columns = query(columns_sql.c_str());
+    for (uint64 r = 0; r < columns.count; ++r) {
+        Oid relation = static_cast<Oid>(integer(columns, r, 1));
+        catalog.add_column(ColumnKey{relation, static_cast<AttrNumber>(integer(columns, r, 2))},
+                           text(columns, r, 3), text(columns, r, 0),
+                           static_cast<std::int16_t>(integer(columns, r, 4)), text(columns, r, 5));
+        governed_relations.insert(relation);
+    }
+    load_time_catalog(catalog);
+    if (grain) load_unique_keys(catalog);
+    // Mappings that match nothing any more (a dropped table or column) are said in the log.
+    Rows lost = query(
+        "SELECT cc.concept_id, cc.relation::oid::text, cc.column_name::text "
+        "FROM clarify.concept_columns cc WHERE NOT EXISTS ("
+        "  SELECT 1 FROM pg_catalog.pg_attribute r WHERE r.attrelid = cc.relation"
+        "  AND r.attnum = cc.attnum AND NOT r.attisdropped)");
+    for (uint64 r = 0; r < lost.count; ++r) {
+        const char *concept = lost.at(r, 0), *relation = lost.at(r, 1), *column = lost.at(r, 2);
+        pg_guard([&] {
+            ereport(LOG, (errmsg("pg_clarify: column \"%s\" of relation %s, mapped to %s, no "
+                                 "longer exists and is not governed",
+                                 column, relation, concept)));
+        });
+    }
+    catalog.finalize();
+}
+
+}  // namespace clarify::pg
