@@ -108,6 +108,10 @@ INSERT INTO public.grain_shapes VALUES
  (39, 'GRAIN', 'user aggregate over a snapshot measure', $$SELECT pg_temp.total(balance) FROM shop.balances$$),
  (40, 'GRAIN', 'user aggregate named max over a fan-out', $$SELECT pg_temp.max(o.booked_amount) FROM shop.orders o JOIN shop.order_lines l ON l.order_id = o.id$$),
  (41, 'GRAIN', 'a total from an initplan summed per row', $$SELECT sum((SELECT sum(booked_amount) FROM shop.orders)) FROM shop.order_lines$$),
+ (42, 'GRAIN', 'UNION ALL of the same rows twice', $$SELECT sum(b) FROM (SELECT booked_amount b FROM shop.orders UNION ALL SELECT booked_amount FROM shop.orders) s$$),
+ (43, 'GRAIN', 'UNION ALL of a table and its partition', $$SELECT sum(a) FROM (SELECT amount a FROM shop.region_sales UNION ALL SELECT amount FROM shop.region_sales_eu) s$$),
+ (44, 'GRAIN', 'UNION ALL reading a CTE twice', $$WITH c AS MATERIALIZED (SELECT booked_amount b FROM shop.orders) SELECT sum(b) FROM (SELECT b FROM c UNION ALL SELECT b FROM c) s$$),
+ (45, 'GRAIN', 'UNION ALL of disjoint rows of one table (not proven)', $$SELECT sum(b) FROM (SELECT booked_amount b FROM shop.orders WHERE id < 3 UNION ALL SELECT booked_amount FROM shop.orders WHERE id >= 3) s$$),
 -- Safe shapes: they run.
  (101, 'ok', 'join to a primary key', $$SELECT sum(o.booked_amount) FROM shop.orders o JOIN shop.customers c ON c.id = o.customer_id$$),
  (102, 'ok', 'many side summed over a join to its parent', $$SELECT sum(l.line_amount) FROM shop.order_lines l JOIN shop.orders o ON o.id = l.order_id$$),
@@ -146,7 +150,11 @@ INSERT INTO public.grain_shapes VALUES
  (135, 'ok', 'correlated subquery on the one side', $$SELECT sum(o.booked_amount + (SELECT 0 FROM shop.customers c WHERE c.id = o.customer_id)) FROM shop.orders o$$),
  (136, 'ok', 'LATERAL subquery of one row per measure row', $$SELECT sum(x.u) FROM shop.orders o CROSS JOIN LATERAL (SELECT o.booked_amount LIMIT 1) x(u)$$),
  (137, 'ok', 'user aggregate over an additive measure', $$SELECT pg_temp.total(booked_amount) FROM shop.orders$$),
- (138, 'ok', 'an initplan in a filter', $$SELECT sum(booked_amount) FROM shop.orders WHERE booked_amount > (SELECT avg(booked_amount) FROM shop.orders)$$);
+ (138, 'ok', 'an initplan in a filter', $$SELECT sum(booked_amount) FROM shop.orders WHERE booked_amount > (SELECT avg(booked_amount) FROM shop.orders)$$),
+ (139, 'ok', 'UNION of the same rows', $$SELECT sum(b) FROM (SELECT booked_amount b FROM shop.orders UNION SELECT booked_amount FROM shop.orders) s$$),
+ (140, 'ok', 'UNION ALL of two tables', $$SELECT sum(b) FROM (SELECT booked_amount b FROM shop.orders UNION ALL SELECT line_amount FROM shop.order_lines) s$$),
+ (141, 'ok', 'UNION ALL with one branch reading the measure', $$SELECT sum(b) FROM (SELECT booked_amount b FROM shop.orders UNION ALL SELECT 0 FROM shop.orders) s$$),
+ (142, 'ok', 'EXCEPT ALL of the same rows', $$SELECT sum(b) FROM (SELECT booked_amount b FROM shop.orders EXCEPT ALL SELECT booked_amount FROM shop.orders WHERE id = 1) s$$);
 
 -- Every shape, run by the agent. Both ways: no fan-out runs, no safe shape is refused. The agent
 -- has no CREATE privilege, but may define aggregates of its own in pg_temp.

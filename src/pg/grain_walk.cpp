@@ -2,6 +2,7 @@
 #include "compat.hpp"
 #include "grain_walk.hpp"
 #include "grain_proof.hpp"
+#include "grain_union.hpp"
 
 extern "C" {
 #include "catalog/partition.h"
@@ -37,6 +38,7 @@ struct Trace {
     List *path;        // Step *: the joins between the current node and the aggregate
     int repeaters;     // set-returning projections, recursive unions, initplan values on the way
     List *init_plans;  // SubPlan *: every initplan of the statement
+    Plan *merged;      // an Append whose rows a whole-row DISTINCT above it merges (UNION)
     int steps_left;
     bool gave_up;
     // The facts found.
@@ -89,11 +91,12 @@ void add_fact(Trace *t, const AggregateFact &fact) {
 }
 
 // The column's scan: record the aggregate with the joins on its way that may repeat its rows.
+constexpr int kRoom = 8;  // relations named per fact
+
 void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     RangeTblEntry *rte = rt_fetch(scan->scanrelid, t->stmt->rtable);
     // attnum 0: a whole-row reference reads every column (sum((o).amount) is sum(o.amount)).
     if (rte->rtekind != RTE_RELATION || attnum < 0 || !t->watched[scan->scanrelid - 1]) return;
-    constexpr int kRoom = 8;
     AggregateFact fact = {};
     fact.relation = rte->relid;
     fact.attnum = attnum;
@@ -165,6 +168,18 @@ void trace_lateral(Trace *t, Plan *plan) {
     }
 }
 
+// UNION ALL branches that each read the same column hand on its rows once per branch.
+void trace_branches(Trace *t, Plan *append, List *branches, AttrNumber attno) {
+    int first = t->count, b = 0;
+    int *ends = (int *)palloc(sizeof(int) * (list_length(branches) + 1));
+    ListCell *lc;
+    foreach (lc, branches) {
+        trace_output(t, (Plan *)lfirst(lc), attno);
+        ends[b++] = t->count;
+    }
+    if (append != t->merged) grain::mark_repeated_branches(t->facts, first, ends, b, kRoom);
+}
+
 void trace_var(Trace *t, Plan *plan, Var *var) {
     check_stack_depth();
     CHECK_FOR_INTERRUPTS();
@@ -193,7 +208,6 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
         t->path = list_delete_last(t->path);
         return;
     }
-    ListCell *lc;
     switch (nodeTag(plan)) {
         case T_SubqueryScan:
             if (var->varno == (int)((Scan *)plan)->scanrelid)
@@ -205,12 +219,10 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
                              var->varattno);
             return;
         case T_Append:
-            foreach (lc, ((Append *)plan)->appendplans)
-                trace_output(t, (Plan *)lfirst(lc), var->varattno);
+            trace_branches(t, plan, ((Append *)plan)->appendplans, var->varattno);
             return;
         case T_MergeAppend:
-            foreach (lc, ((MergeAppend *)plan)->mergeplans)
-                trace_output(t, (Plan *)lfirst(lc), var->varattno);
+            trace_branches(t, plan, ((MergeAppend *)plan)->mergeplans, var->varattno);
             return;
         case T_RecursiveUnion:
         case T_ProjectSet:
@@ -220,11 +232,17 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
             if (IsA(plan, RecursiveUnion)) trace_output(t, plan->righttree, var->varattno);
             --t->repeaters;
             return;
-        default:
+        default: {
             // Upper nodes compute over their children's rows.
+            Plan *saved = t->merged;
+            if (!IsA(plan, Sort) && !IsA(plan, IncrementalSort) && !IsA(plan, Gather) &&
+                !IsA(plan, GatherMerge))
+                t->merged = grain::merged_append(plan);
             if (var->varno == OUTER_VAR) trace_output(t, plan->lefttree, var->varattno);
             if (var->varno == INNER_VAR) trace_output(t, plan->righttree, var->varattno);
+            t->merged = saved;
             return;
+        }
     }
 }
 
