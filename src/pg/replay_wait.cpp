@@ -9,12 +9,14 @@ extern "C" {
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -75,6 +77,10 @@ bool approval_replayed(int64 approval_id, int timeout_ms) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("pg_clarify is not installed in this database")));
     Oid pkey = get_relname_relid("approvals_pkey", schema);
+    if (OidIsValid(pkey) && get_rel_relkind(pkey) != RELKIND_INDEX) pkey = InvalidOid;
+    // A long wait on a busy standby looks many times: each look's scan is freed with its context.
+    MemoryContext look_context =
+        AllocSetContextCreate(CurrentMemoryContext, "approval_wait", ALLOCSET_SMALL_SIZES);
     TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
     XLogRecPtr looked_at = InvalidXLogRecPtr;
     bool first = true;
@@ -83,14 +89,23 @@ bool approval_replayed(int64 approval_id, int timeout_ms) {
         // Read before looking: a commit replayed up to this position is visible to the look.
         XLogRecPtr replayed = standby ? GetXLogReplayRecPtr(nullptr) : InvalidXLogRecPtr;
         if (first || !standby || replayed != looked_at) {
-            if (look_once(approvals, pkey, approval_id)) return true;
+            MemoryContext caller = MemoryContextSwitchTo(look_context);
+            bool visible = look_once(approvals, pkey, approval_id);
+            MemoryContextSwitchTo(caller);
+            MemoryContextReset(look_context);
             // A primary (or a standby promoted meanwhile) has every committed row already.
-            if (!standby) return false;
+            if (visible || !standby) {
+                MemoryContextDelete(look_context);
+                return visible;
+            }
             looked_at = replayed;
             first = false;
         }
         long remaining = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
-        if (remaining <= 0) return false;
+        if (remaining <= 0) {
+            MemoryContextDelete(look_context);
+            return false;
+        }
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
                         Min(remaining, kReplayPollMs), PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);

@@ -126,6 +126,14 @@ def changes_apply_after_replay(cluster):
     agent.connection.execute("COMMIT")
     check("standby, open transaction: changes replayed meanwhile apply at the next statement",
           (before, after), ("UNSUPPORTED", "AMBIGUOUS"))
+
+    # Memberships reach the gate through the role caches, not the catalog tables.
+    member = connect(STANDBY, "regress_rl_member")
+    before = scalar(member, "SELECT clarify.gated()")
+    cluster.primary.execute("GRANT regress_rl_agent TO regress_rl_member")
+    cluster.replayed()
+    check("standby, same session: a new membership of a governed role applies after replay",
+          (before, scalar(member, "SELECT clarify.gated()")), (False, True))
     return agent
 
 

@@ -9,7 +9,7 @@ set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
-plan 22
+plan 26
 
 start_test_cluster replica_loop 55475 "shared_preload_libraries = 'pg_clarify'"
 psql_as postgres -v ON_ERROR_STOP=1 -c "
@@ -18,6 +18,7 @@ psql_as postgres -v ON_ERROR_STOP=1 -c "
   CREATE ROLE regress_rl_agent LOGIN;
   CREATE ROLE regress_rl_other;
   CREATE ROLE regress_rl_app LOGIN;
+  CREATE ROLE regress_rl_member LOGIN;
   GRANT EXECUTE ON FUNCTION clarify.confirm, clarify.revoke TO regress_rl_app;
   CREATE SCHEMA rl;
   CREATE TABLE rl.orders (id int PRIMARY KEY, booked_amount numeric, recognized_amount numeric);
@@ -46,4 +47,20 @@ while IFS=$'\t' read -r status name detail; do
     esac
 done < <(PRIMARY_HOST=$dir PRIMARY_PORT=$port STANDBY_HOST=$sdir STANDBY_PORT=$sport \
     "$PYTHON" "$here/replica_loop.py" 2>&1)
+
+# The MCP server's database layer against the same standby, when scripts/test built it.
+mcp_checks=("MCP: replay paused, the wait says false at its timeout"
+    "MCP: the wait returns true once the standby replays the confirmation"
+    "MCP: the re-run's check on the standby verifies the confirmation")
+if ! command -v node >/dev/null || [[ ! -f $here/../../clients/mcp/dist/src/database.js ]]; then
+    for name in "${mcp_checks[@]}"; do skip "$name" "the MCP server is not built"; done
+else
+    while IFS=$'\t' read -r status name detail; do
+        case $status in
+            ok) pass "$name" ;;
+            *) fail "$name" "$detail" ;;
+        esac
+    done < <(PRIMARY_HOST=$dir PRIMARY_PORT=$port STANDBY_HOST=$sdir STANDBY_PORT=$sport \
+        node "$here/replica_loop_mcp.mjs" 2>&1)
+fi
 finish
