@@ -973,3 +973,20 @@ BEGIN
     RETURN NEW;
 END
 $$;
+
+--------------------------------------------------------------------------------------------------
+-- Replay wait: an agent on a standby waits until a confirmation made on the primary is replayed
+--------------------------------------------------------------------------------------------------
+
+-- The agent calls it on its own connection between confirm (on the primary) and the re-run, so
+-- it is executable by everyone: it answers only about approvals the caller may read or that are
+-- granted to a role it belongs to, and says nothing but true or false.
+CREATE FUNCTION clarify.approval_wait(approval_id bigint, timeout interval DEFAULT '5 s')
+    RETURNS boolean
+    AS 'MODULE_PATHNAME', 'clarify_approval_wait'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION clarify.approval_wait(bigint, interval) IS
+    'Waits until this server shows the approval (on a standby: until it has replayed it) to the caller; false when the timeout passes first.';
+
+GRANT EXECUTE ON FUNCTION clarify.approval_wait(bigint, interval) TO PUBLIC;

@@ -6,6 +6,7 @@
 #include "gate.hpp"
 #include "governance.hpp"
 #include "payload.hpp"
+#include "replay_wait.hpp"
 #include "settings.hpp"
 #include "shared_memory.hpp"
 
@@ -35,6 +36,7 @@ PG_FUNCTION_INFO_V1(clarify_catalog_changed);
 PG_FUNCTION_INFO_V1(clarify_audit_queue);
 PG_FUNCTION_INFO_V1(clarify_audit_purge_begin);
 PG_FUNCTION_INFO_V1(clarify_audit_wait);
+PG_FUNCTION_INFO_V1(clarify_approval_wait);
 }
 
 #include <algorithm>
@@ -76,6 +78,13 @@ bool may_see_confirmer() {
         return column != InvalidAttrNumber &&
                pg_attribute_aclcheck(approvals, column, user, ACL_SELECT) == ACLCHECK_OK;
     });
+}
+
+// A wait's timeout in milliseconds: negative is none, and at most an hour.
+int timeout_arg_ms(const Interval *span) {
+    double ms =
+        (span->time / 1000.0) + (span->day * 86400000.0) + (span->month * 30.0 * 86400000.0);
+    return ms <= 0 ? 0 : ms >= 3600000.0 ? 3600000 : int(ms);
 }
 
 }  // namespace
@@ -163,10 +172,7 @@ extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
 // clarify.audit_wait(timeout interval): true once every decision made in this database before the
 // call is in clarify.audit (durable sync decisions the writer had not yet materialised included).
 extern "C" Datum clarify_audit_wait(PG_FUNCTION_ARGS) {
-    Interval *span = PG_GETARG_INTERVAL_P(0);
-    double ms =
-        (span->time / 1000.0) + (span->day * 86400000.0) + (span->month * 30.0 * 86400000.0);
-    int timeout_ms = ms <= 0 ? 0 : ms >= 3600000.0 ? 3600000 : int(ms);
+    int timeout_ms = timeout_arg_ms(PG_GETARG_INTERVAL_P(0));
     Oid schema = get_namespace_oid("clarify", false);
     Oid audit = get_relname_relid("audit", schema);
     if (!OidIsValid(audit) || pg_class_aclcheck(audit, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
@@ -176,6 +182,16 @@ extern "C" Datum clarify_audit_wait(PG_FUNCTION_ARGS) {
     bool visible = cpp_entry(
         [&] { return pg_guard([&] { return audit_wait_visible(MyDatabaseId, timeout_ms); }); });
     PG_RETURN_BOOL(visible);
+}
+
+// clarify.approval_wait(approval_id, timeout): true once this server shows the approval to the
+// caller (replayed, on a standby); false on timeout. Agents may call it: see replay_wait.hpp.
+extern "C" Datum clarify_approval_wait(PG_FUNCTION_ARGS) {
+    int64 approval_id = PG_GETARG_INT64(0);
+    int timeout_ms = timeout_arg_ms(PG_GETARG_INTERVAL_P(1));
+    bool replayed = cpp_entry(
+        [&] { return pg_guard([&] { return approval_replayed(approval_id, timeout_ms); }); });
+    PG_RETURN_BOOL(replayed);
 }
 
 // Called by clarify.purge_audit() while it holds its locks on the audit's texts, before it

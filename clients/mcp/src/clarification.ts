@@ -143,8 +143,9 @@ async function settle(
         );
     }
     if (answer.kind === "other") return otherResult(r, slot, answer.text, question.id);
+    let approvalId: string;
     try {
-        await ctx.db.confirm({
+        approvalId = await ctx.db.confirm({
             questionId: question.id,
             question: question.text,
             term,
@@ -160,6 +161,22 @@ async function settle(
         );
     }
     question.confirmed.set(key, { term, concept: answer.concept, source: "user_confirmation" });
+    // The agent's pool may be a standby: the re-run must not reach it before the confirmation.
+    let replayed: boolean;
+    let why = "";
+    try {
+        replayed = await ctx.db.approvalWait(approvalId, ctx.settings.replayTimeout);
+    } catch (error) {
+        replayed = false;
+        why = ` (${describeError(error)})`;
+    }
+    if (!replayed) {
+        return errorResult(
+            `The user's choice (${answer.label}) was recorded, but the agent's database server ` +
+                `did not show it within ${ctx.settings.replayTimeout}${why}: it is a replica behind ` +
+                "the primary. The query did not run again; call query again to run it with the choice.",
+        );
+    }
     return null;
 }
 

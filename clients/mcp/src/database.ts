@@ -179,6 +179,27 @@ export class Database {
         }
     }
 
+    /**
+     * Waits until the agent's server shows confirmation `approvalId` (clarify.approval_wait): on a
+     * standby, until it has replayed the primary's commit; at once on a primary. False on timeout.
+     * A catalog without the function (1.0) leaves a primary nothing to wait for.
+     */
+    async approvalWait(approvalId: string, timeout: string): Promise<boolean> {
+        const pool = this.agent();
+        try {
+            const r = await pool.query(
+                "SELECT clarify.approval_wait($1::bigint, $2::pg_catalog.interval) AS replayed",
+                [approvalId, timeout],
+            );
+            return r.rows[0].replayed === true;
+        } catch (error) {
+            if ((error as { code?: string }).code !== "42883") throw error;
+            const r = await pool.query("SELECT pg_catalog.pg_is_in_recovery() AS standby");
+            if (r.rows[0].standby === true) throw error;
+            return true;
+        }
+    }
+
     async close(): Promise<void> {
         await Promise.all([this.agentPool.end(), this.confirmerPool.end()]);
     }

@@ -12,10 +12,13 @@ export interface Settings {
     confirmationTtl: string;
     /** How long the server waits for the person to answer an elicitation. */
     elicitationTimeoutMs: number;
+    /** How long a re-run waits for the agent's server (a standby) to show a new confirmation. */
+    replayTimeout: string;
 }
 
 export const DEFAULT_MAX_ROWS = 500;
 export const DEFAULT_CONFIRMATION_TTL = "1 hour";
+export const DEFAULT_REPLAY_TIMEOUT = "5 s";
 export const DEFAULT_ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
 
 export class SettingError extends Error {}
@@ -46,5 +49,6 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
             "PG_CLARIFY_ELICITATION_TIMEOUT_MS",
             DEFAULT_ELICITATION_TIMEOUT_MS,
         ),
+        replayTimeout: nonEmpty(env, "PG_CLARIFY_REPLAY_TIMEOUT") ?? DEFAULT_REPLAY_TIMEOUT,
     };
 }

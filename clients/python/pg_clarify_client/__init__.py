@@ -6,7 +6,7 @@ receives the gate's rejections as typed exceptions; the chat app renders them wi
 """
 
 from .choice import HEADER_MAX, as_choice_question, as_choice_questions
-from .confirmer import confirm, revoke
+from .confirmer import ApprovalNotReplayed, confirm, revoke
 from .errors import (
     GATE_ERRORS,
     AuditUnavailable,
@@ -26,6 +26,7 @@ from .session import RESOLUTION_SETTING, GatedSession
 __version__ = "1.0.0"
 
 __all__ = [
+    "ApprovalNotReplayed",
     "AuditUnavailable",
     "Binding",
     "ClarificationRequired",

@@ -8,9 +8,30 @@ These calls run on the chat app's own connection, as a role granted EXECUTE on
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import psycopg
+
+if TYPE_CHECKING:
+    from .session import GatedSession
+
+
+class ApprovalNotReplayed(Exception):
+    """The confirmation was recorded, but the agent's server did not show it within the timeout.
+
+    The agent's session is on another server (a standby) that has not replayed the primary's
+    commit yet, or cannot see it at all (it is granted to a role the agent does not belong to).
+    Running the statement again now would be refused as unverified; the confirmation itself
+    stands and ``approval_id`` names it.
+    """
+
+    def __init__(self, approval_id: int, timeout: Union[str, timedelta]) -> None:
+        super().__init__(
+            f"confirmation {approval_id} was recorded but the agent's server did not show it "
+            f"within {timeout}"
+        )
+        self.approval_id = approval_id
+        self.timeout = timeout
 
 
 def confirm(
@@ -22,6 +43,8 @@ def confirm(
     confirmed_by: str,
     expires_in: Union[str, timedelta] = "1 hour",
     question: Optional[str] = None,
+    agent: Optional["GatedSession"] = None,
+    replay_timeout: Union[str, timedelta] = "5 s",
 ) -> int:
     """Records that ``confirmed_by`` chose ``concept`` for ``term`` in question ``question_id``.
 
@@ -34,7 +57,18 @@ def confirm(
     becomes visible to the agent when that transaction commits. The server's refusals (unknown
     or ineligible concept, concept not a candidate of the term, blank question, caller is an
     agent) propagate as psycopg errors.
+
+    ``agent`` is the session that will run the statement again. When it is on another connection
+    (a standby, typically), confirm waits until that server shows the confirmation
+    (:meth:`GatedSession.approval_wait`), so the re-run never races replication; it raises
+    :class:`ApprovalNotReplayed` when ``replay_timeout`` passes first. The wait needs the
+    confirmation committed, so it is refused inside an open transaction.
     """
+    if agent is not None and agent.connection is not connection and _in_transaction(connection):
+        raise ValueError(
+            "confirm cannot wait for the agent's server inside an open transaction: "
+            "the confirmation is not committed yet"
+        )
     call = "SELECT clarify.confirm(%s, %s, %s, %s::pg_catalog.regrole, %s, %s::pg_catalog.interval"
     params = [question_id, term, concept, granted_to, confirmed_by, expires_in]
     # Named, and only when given: the call stays valid against a catalog without the parameter.
@@ -45,7 +79,15 @@ def confirm(
         row = connection.execute(call + ")", params).fetchone()
     if row is None or row[0] is None:
         raise RuntimeError("clarify.confirm returned no approval id")
-    return int(row[0])
+    approval_id = int(row[0])
+    if agent is not None and agent.connection is not connection:
+        if not agent.approval_wait(approval_id, replay_timeout):
+            raise ApprovalNotReplayed(approval_id, replay_timeout)
+    return approval_id
+
+
+def _in_transaction(connection: psycopg.Connection[Any]) -> bool:
+    return connection.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
 
 
 def revoke(connection: psycopg.Connection[Any], approval_id: int) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from datetime import timedelta
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import psycopg
 from psycopg.abc import Params, Query
@@ -88,6 +89,27 @@ class GatedSession:
     def resolve(self, term: str, question_id: Optional[str] = None) -> Dict[str, Any]:
         """Which meaning ``term`` has for this session right now, with the options to ask about."""
         return self._scalar("SELECT clarify.resolve(%s, %s)", (term, question_id))
+
+    def approval_wait(self, approval_id: int, timeout: Union[str, timedelta] = "5 s") -> bool:
+        """Waits until this session's server shows confirmation ``approval_id``; False on timeout.
+
+        On a standby this is the wait for replication: a confirmation recorded on the primary
+        verifies here only once replayed. On a primary it answers at once. The server answers
+        only about confirmations granted to a role of this session (docs/reference.md,
+        ``clarify.approval_wait``). Against a catalog without the function (1.0), a primary has
+        nothing to wait for and a standby raises the server's error.
+        """
+        try:
+            return bool(
+                self._scalar(
+                    "SELECT clarify.approval_wait(%s, %s::pg_catalog.interval)",
+                    (approval_id, timeout),
+                )
+            )
+        except psycopg.errors.UndefinedFunction:
+            if self._scalar("SELECT pg_catalog.pg_is_in_recovery()"):
+                raise
+            return True
 
     def _scalar(self, sql: Query, params: Optional[Params] = None) -> Any:
         rows = self.execute(sql, params)
