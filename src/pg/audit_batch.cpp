@@ -411,7 +411,7 @@ AuditRecord unwritable(const AuditRecord &a, const std::string &error) {
 
 }  // namespace
 
-void write_forwarded(const std::vector<AuditRecord> &batch) {
+void write_forwarded(const std::vector<AuditView> &batch) {
     // This backend's caches describe no writer's work: every text is compared on insert.
     stored.clear();
     published.clear();

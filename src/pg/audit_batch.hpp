@@ -23,6 +23,6 @@ long drain(AuditSlot *slot, std::vector<char> &buffer);
 
 // Writes a batch a standby forwarded (clarify.audit_ingest()) with the writer's code, inside the
 // caller's transaction: its commit makes the batch durable.
-void write_forwarded(const std::vector<AuditRecord> &batch);
+void write_forwarded(const std::vector<AuditView> &batch);
 
 }  // namespace clarify::pg

@@ -8,6 +8,7 @@
 #include "audit_origin.hpp"
 #include "audit_record.hpp"
 #include "boundary.hpp"
+#include "shared_memory.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -28,6 +29,9 @@ PG_FUNCTION_INFO_V1(clarify_audit_ingest);
 #include <arpa/inet.h>
 #include <algorithm>
 #include <cstring>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <set>
 #include <string>
 #include <utility>
@@ -45,10 +49,19 @@ constexpr size_t kMaxOriginBytes = 200;
                         "Only a standby's pg_clarify audit writer sends these batches.");
 }
 
-// Splits the frames (a 4-byte length in network order, then the entry) and decodes each entry.
-std::vector<AuditRecord> decode_batch(const char *bytes, size_t size, const std::string &origin) {
-    std::vector<AuditRecord> batch;
+// Whether two decisions have the same shape (what the shape's identity covers).
+bool same_shape(const AuditView &a, const AuditView &b) {
+    return a.allowed == b.allowed && a.state == b.state && a.reason == b.reason &&
+           a.columns == b.columns && a.bindings == b.bindings && a.payload == b.payload;
+}
+
+// Splits the frames (a 4-byte length in network order, then the entry) and decodes each entry in
+// place (views into `bytes`). Identities are this server's, never the sender's: computed here,
+// once for a run of decisions with the same texts.
+std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::string &origin) {
+    std::vector<AuditView> batch;
     uint32 node = origin_node(origin);
+    const AuditKey &key = audit_key();
     for (size_t pos = 0, n = 1; pos < size; ++n) {
         uint32 be;
         if (size - pos < sizeof(be)) refuse("entry " + std::to_string(n) + " is cut short");
@@ -56,9 +69,9 @@ std::vector<AuditRecord> decode_batch(const char *bytes, size_t size, const std:
         size_t length = ntohl(be);
         pos += sizeof(be);
         if (size - pos < length) refuse("entry " + std::to_string(n) + " is cut short");
-        AuditRecord a;
+        AuditView a;
         try {
-            a = decode(std::string_view(bytes + pos, length));
+            a = decode_view(std::string_view(bytes + pos, length));
         } catch (const AuditFormatError &e) {
             refuse("entry " + std::to_string(n) + " is malformed: " + e.what());
         }
@@ -69,19 +82,32 @@ std::vector<AuditRecord> decode_batch(const char *bytes, size_t size, const std:
         if ((a.decision_id & 0xFF) != node)
             refuse("decision " + std::to_string(a.decision_id) + " was not made at origin \"" +
                    origin + "\"");
-        // Stored under this server's keyed identities, never under ones the sender chose.
-        a.statement_hash = a.shape_hash = a.record_hash = AuditHash{};
-        batch.push_back(std::move(a));
+        const AuditView *last = batch.empty() ? nullptr : &batch.back();
+        if (a.note.empty()) {
+            a.statement_hash = last && last->statement == a.statement && last->statement_hash
+                                   ? last->statement_hash
+                                   : content_hash(key, "statement", a.statement);
+            a.record_hash = a.record.empty() ? AuditHash{}
+                            : last && last->record == a.record && last->record_hash
+                                ? last->record_hash
+                                : content_hash(key, "record", a.record);
+            a.shape_hash = last && last->note.empty() && same_shape(*last, a) && last->shape_hash
+                               ? last->shape_hash
+                               : shape_hash_of(key, a);
+        } else {
+            a.statement_hash = a.record_hash = a.shape_hash = AuditHash{};
+        }
+        batch.push_back(a);
     }
     return batch;
 }
 
 // Drops what the audit holds already: decisions by id (from the earliest decided_at on), notes
 // by id and text.
-void drop_held(std::vector<AuditRecord> &batch) {
+void drop_held(std::vector<AuditView> &batch) {
     std::vector<int64> ids;
     int64 earliest = 0;
-    for (const AuditRecord &a : batch)
+    for (const AuditView &a : batch)
         if (a.note.empty()) {
             earliest = ids.empty() ? a.decided_at : std::min(earliest, a.decided_at);
             ids.push_back(static_cast<int64>(a.decision_id));
@@ -92,7 +118,7 @@ void drop_held(std::vector<AuditRecord> &batch) {
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
         Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * (batch.size() + 1)));
         int n = 0;
-        for (const AuditRecord &a : batch) elems[n++] = Int64GetDatum(int64(a.decision_id));
+        for (const AuditView &a : batch) elems[n++] = Int64GetDatum(int64(a.decision_id));
         ArrayType *all = construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
         Oid types[2] = {TIMESTAMPTZOID, INT8ARRAYOID};
         Datum values[2] = {TimestampTzGetDatum(earliest), PointerGetDatum(all)};
@@ -109,6 +135,10 @@ void drop_held(std::vector<AuditRecord> &batch) {
                 if (!isnull) held.insert(uint64(DatumGetInt64(d)));
             }
         }
+        if (ids.size() == batch.size()) {  // no notes
+            SPI_finish();
+            return;
+        }
         int rc = SPI_execute_with_args(
             "SELECT decision_id, note FROM clarify.audit_notes "
             "WHERE decision_id OPERATOR(pg_catalog.=) ANY ($1)",
@@ -122,16 +152,27 @@ void drop_held(std::vector<AuditRecord> &batch) {
         }
         SPI_finish();
     });
-    batch.erase(std::remove_if(batch.begin(), batch.end(),
-                               [&](const AuditRecord &a) {
-                                   return a.note.empty()
-                                              ? held.count(a.decision_id) > 0
-                                              : held_notes.count({a.decision_id, a.note}) > 0;
-                               }),
-                batch.end());
+    batch.erase(
+        std::remove_if(batch.begin(), batch.end(),
+                       [&](const AuditView &a) {
+                           return a.note.empty()
+                                      ? held.count(a.decision_id) > 0
+                                      : held_notes.count({a.decision_id, std::string(a.note)}) > 0;
+                       }),
+        batch.end());
 }
 
 int64 ingest(const std::string &origin, const char *bytes, size_t size) {
+#ifdef __GLIBC__
+    // The connection is a standby writer's: its batches (a few MB with their arrays) would be
+    // mapped afresh and faulted in on every call above glibc's mmap threshold, as in the writer.
+    static bool tuned = false;
+    if (!tuned) {
+        mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
+        mallopt(M_TRIM_THRESHOLD, 128 * 1024 * 1024);
+        tuned = true;
+    }
+#endif
     if (pg_guard([] { return RecoveryInProgress(); }))
         refuse("this server is a standby itself; forward to the primary");
     if (origin.empty() || origin.size() > kMaxOriginBytes)
@@ -141,7 +182,7 @@ int64 ingest(const std::string &origin, const char *bytes, size_t size) {
         refuse("the origin \"" + origin +
                "\" shares this server's decision id node; give the "
                "standby another cluster_name");
-    std::vector<AuditRecord> batch = decode_batch(bytes, size, origin);
+    std::vector<AuditView> batch = decode_batch(bytes, size, origin);
     // One ingest per origin at a time: a batch sent again while its first sending is still
     // being written waits for it, then finds it held.
     uint32 key = origin_node(origin) | (uint32(std::hash<std::string>{}(origin)) << 8);
