@@ -416,14 +416,11 @@ void write_forwarded(const std::vector<AuditView> &batch) {
     stored.clear();
     published.clear();
     diverted.clear();
-    in_caller_transaction = true;
-    try {
-        write_batch(nullptr, batch);
-    } catch (...) {
-        in_caller_transaction = false;
-        throw;
-    }
-    in_caller_transaction = false;
+    struct Flag {
+        Flag() { in_caller_transaction = true; }
+        ~Flag() { in_caller_transaction = false; }
+    } ingesting;
+    write_batch(nullptr, batch);
     batch_to_publish.clear();
 }
 

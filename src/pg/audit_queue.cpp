@@ -433,7 +433,9 @@ bool audit_wait_visible(Oid database, int timeout_ms) {
     uint64 target = slot ? pg_atomic_read_u64(&slot->write_pos) : 0;
     for (;;) {
         uint32 seen = slot ? pg_atomic_read_u32(&slot->commit_seq) : 0;
-        bool visible = pg_atomic_read_u32(&queue->recovery_assigned) != 0;
+        // A standby has no keeper and nothing to replay: its writer's committed position means
+        // acknowledged by the primary, visible in the primary's clarify.audit.
+        bool visible = RecoveryInProgress() || pg_atomic_read_u32(&queue->recovery_assigned) != 0;
         Latch *writer = nullptr;
         if (visible && slot) {
             LWLockAcquire(slot->lock, LW_SHARED);

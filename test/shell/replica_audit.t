@@ -6,7 +6,7 @@
 # a role without the ingest grant is refused (logged once); a promoted standby audits locally.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 29
+plan 30
 
 start_test_cluster replica_primary 55471 "shared_preload_libraries = 'pg_clarify'" \
     "cluster_name = 'regress_primary'" "wal_level = replica" "max_wal_senders = 4"
@@ -81,6 +81,9 @@ out=$(agent_read standby_psql_as q_async)
 equals "async: the governed read runs on the standby" "$out" "10.5"
 equals "async: forwarded to the primary shortly after, with the standby's origin" \
     "$(until_primary_has q_async)" "regress_standby|allowed"
+out=$(agent_read standby_psql_as q_async_wait)
+equals "async: audit_wait() on the standby returns once the primary holds the decision" \
+    "$(sq "SELECT clarify.audit_wait('10 s')")|$(primary_row q_async_wait)" "t|regress_standby|allowed"
 
 # The primary's own decisions carry its origin; ids of both are distinct by their node byte.
 out=$(agent_read psql_as q_local)
