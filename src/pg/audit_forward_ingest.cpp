@@ -102,9 +102,10 @@ std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::s
     return batch;
 }
 
-// Drops what the audit holds already: decisions by id (from the earliest decided_at on), notes
-// by id and text.
-void drop_held(std::vector<AuditView> &batch) {
+// Drops what the audit holds already: decisions by id among this origin's (from the earliest
+// decided_at on; an id another origin took is never a reason to lose a decision), notes by id
+// and text.
+void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
     std::vector<int64> ids;
     int64 earliest = 0;
     for (const AuditView &a : batch)
@@ -120,14 +121,16 @@ void drop_held(std::vector<AuditView> &batch) {
         int n = 0;
         for (const AuditView &a : batch) elems[n++] = Int64GetDatum(int64(a.decision_id));
         ArrayType *all = construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-        Oid types[2] = {TIMESTAMPTZOID, INT8ARRAYOID};
-        Datum values[2] = {TimestampTzGetDatum(earliest), PointerGetDatum(all)};
+        Oid types[3] = {TIMESTAMPTZOID, INT8ARRAYOID, TEXTOID};
+        Datum values[3] = {
+            TimestampTzGetDatum(earliest), PointerGetDatum(all),
+            PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size())))};
         if (!ids.empty()) {
             int rc = SPI_execute_with_args(
                 "SELECT u FROM clarify.audit_batches b CROSS JOIN LATERAL "
                 "pg_catalog.unnest(b.decision_ids) u WHERE b.last_decided_at >= $1 "
-                "AND u OPERATOR(pg_catalog.=) ANY ($2)",
-                2, types, values, nullptr, true, 0);
+                "AND b.origin OPERATOR(pg_catalog.=) $3 AND u OPERATOR(pg_catalog.=) ANY ($2)",
+                3, types, values, nullptr, true, 0);
             if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's decision ids failed");
             for (uint64 i = 0; i < SPI_processed; ++i) {
                 bool isnull = false;
@@ -194,7 +197,7 @@ int64 ingest(const std::string &origin, const char *bytes, size_t size) {
         (void)set_config_option("synchronous_commit", "on", PGC_USERSET, PGC_S_SESSION,
                                 GUC_ACTION_LOCAL, true, 0, false);
     });
-    drop_held(batch);
+    drop_held(batch, origin);
     if (batch.empty()) return 0;
     IngestOrigin as_origin(origin);
     write_forwarded(batch);
