@@ -20,12 +20,13 @@ REGRESS_OPTS = --temp-instance=tmp_check/instance --temp-config=test/regress.con
 REGRESS_PREP = regress-prep
 
 PG_CONFIG ?= pg_config
-PG_CPPFLAGS = -Isrc/core -Isrc/pg
+# libpq: a standby's audit writer forwards its decisions to the primary (src/pg/audit_forward.cpp).
+PG_CPPFLAGS = -Isrc/core -Isrc/pg -I$(shell $(PG_CONFIG) --includedir)
 # Warnings are errors: the glue and the core build warning-free against the server headers.
 # C++17 code: `concept` is an identifier here, not the C++20 keyword newer compilers warn about.
 PG_CXXFLAGS = -std=c++17 -Wno-register -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-c++20-compat
-SHLIB_LINK = -lstdc++
+SHLIB_LINK = -lstdc++ -lpq
 
 # LLVM bitcode for JIT inlining is configured for C++14 on Debian; our code is C++17 and is never
 # worth inlining into JIT-compiled expressions, so the bitcode step is off on purpose.

@@ -990,3 +990,67 @@ COMMENT ON FUNCTION clarify.approval_wait(bigint, interval) IS
     'Waits until this server shows the approval (on a standby: until it has replayed it) to the caller; false when the timeout passes first.';
 
 GRANT EXECUTE ON FUNCTION clarify.approval_wait(bigint, interval) TO PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Read replicas: decisions made on a hot standby are audited here, on the primary
+--------------------------------------------------------------------------------------------------
+
+-- Where a batch's decisions were made: this server (its cluster_name, or its system identifier
+-- and address) for the writer's own batches, the standby's origin for a batch it forwarded
+-- through clarify.audit_ingest(). Rows written before the column existed have no origin (NULL):
+-- it was not recorded.
+CREATE FUNCTION clarify.batch_origin() RETURNS text
+    AS 'MODULE_PATHNAME', 'clarify_batch_origin'
+    LANGUAGE C VOLATILE;
+REVOKE ALL ON FUNCTION clarify.batch_origin() FROM PUBLIC;
+
+ALTER TABLE clarify.audit_batches ADD COLUMN origin text;
+ALTER TABLE clarify.audit_batches ALTER COLUMN origin SET DEFAULT clarify.batch_origin();
+
+CREATE OR REPLACE VIEW clarify.audit_log AS
+SELECT u.decision_id, u.decided_at, u.session_role, u.acting_role, u.pid, u.query_id,
+       u.statement_hash, u.shape_hash, u.record_hash, u.question_id, b.batch_id, b.origin
+FROM clarify.audit_batches b
+CROSS JOIN LATERAL unnest(b.decision_ids, b.decided_ats, b.session_roles, b.acting_roles, b.pids,
+                          b.query_ids, b.statement_hashes, b.shape_hashes, b.record_hashes,
+                          b.question_ids)
+    AS u(decision_id, decided_at, session_role, acting_role, pid, query_id, statement_hash,
+         shape_hash, record_hash, question_id);
+
+CREATE OR REPLACE VIEW clarify.audit AS
+SELECT l.decision_id,
+       l.decided_at,
+       l.session_role::regrole AS session_role,
+       l.acting_role::regrole AS acting_role,
+       l.pid,
+       l.question_id,
+       st.body AS statement,
+       l.query_id,
+       CASE WHEN sh.allowed AND n.note IS NULL THEN 'allowed' ELSE 'rejected' END AS decision,
+       CASE WHEN n.note IS NULL THEN sh.state ELSE 'AUDIT_UNAVAILABLE' END AS state,
+       CASE WHEN n.note IS NULL THEN sh.reason
+            ELSE n.note || ' (the gate had decided ' || sh.state || ')' END AS reason,
+       sh.columns,
+       sh.bindings,
+       sh.payload || jsonb_build_object('decision_id', l.decision_id::text) AS payload,
+       rec.body::jsonb AS record,
+       l.origin
+FROM clarify.audit_log l
+LEFT JOIN clarify.audit_texts st ON st.hash = l.statement_hash
+LEFT JOIN clarify.audit_shapes sh ON sh.hash = l.shape_hash
+LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash
+LEFT JOIN LATERAL (SELECT string_agg(an.note, '; ') AS note FROM clarify.audit_notes an
+                   WHERE an.decision_id = l.decision_id) n ON true;
+
+-- A standby's audit writer sends its decisions here (docs/dba-guide.md, "Read replicas"). It
+-- writes them as this server's writer would, once each, durable when it returns; it accepts only
+-- what a standby's writer sends. Nobody may call it until the owner grants it to the role named
+-- in the standbys' pg_clarify.audit_conninfo.
+CREATE FUNCTION clarify.audit_ingest(origin text, entries bytea) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'clarify_audit_ingest'
+    LANGUAGE C VOLATILE STRICT SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION clarify.audit_ingest(text, bytea) FROM PUBLIC;
+
+COMMENT ON FUNCTION clarify.audit_ingest(text, bytea) IS
+    'Writes the decisions a standby''s audit writer forwards (the owner grants it to the standbys'' role); returns how many were new.';

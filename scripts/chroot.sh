@@ -26,7 +26,7 @@ chroot_dir() { echo "$CHROOT_CACHE/chroot-$1"; }
 chroot_packages() {
     local v=$1
     echo build-essential g++ make cmake libgtest-dev nlohmann-json3-dev \
-        "postgresql-$v" "postgresql-server-dev-$v" "postgresql-$v-pgtap" \
+        "postgresql-$v" "postgresql-server-dev-$v" "postgresql-$v-pgtap" libpq-dev \
         libtap-parser-sourcehandler-pgtap-perl python3-psycopg python3-pytest python3-venv \
         python3-pip python3-setuptools python3-wheel clang clang-tidy libclang-rt-dev perl \
         procps locales-all ca-certificates

@@ -14,7 +14,7 @@ if [[ -n ${CLARIFY_IN_CHROOT:-} ]]; then
 else
     REQUIRED_PACKAGES=(
         build-essential g++ make cmake libgtest-dev nlohmann-json3-dev
-        postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
+        postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libpq-dev
         libtap-parser-sourcehandler-pgtap-perl python3-psycopg python3-pytest
         python3-venv python3-pip python3-setuptools python3-wheel clang-format
         clang libclang-rt-14-dev clang-tidy

@@ -87,17 +87,24 @@ constexpr const char *kLostRecord =
     "{\"not_available\": \"the audit's tables were recreated while this decision was queued\"}";
 
 // Works on owned records (the fallback path) and on views into the queue (the hot path).
+// Set while clarify.audit_ingest() writes a standby's batch in its caller's transaction: no
+// transaction of its own, no commit level, nothing remembered or published (not the writer).
+bool in_caller_transaction = false;
+
 template <typename Entry>
 void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
     bool any_sync = false;
     for (const Entry &a : batch) any_sync = any_sync || a.sync;
-    CommitLevel level(any_sync);
+    CommitLevel level(any_sync && !in_caller_transaction);
     pg_guard([&] {
-        SetCurrentStatementStartTimestamp();
-        StartTransactionCommand();
+        if (!in_caller_transaction) {
+            SetCurrentStatementStartTimestamp();
+            StartTransactionCommand();
+        }
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
         PushActiveSnapshot(GetTransactionSnapshot());
-        pgstat_report_activity(STATE_RUNNING, "pg_clarify: writing audit batch");
+        if (!in_caller_transaction)
+            pgstat_report_activity(STATE_RUNNING, "pg_clarify: writing audit batch");
     });
     // Purge deletes unreferenced texts under a conflicting lock and moves the generation.
     auto lock_table = [](const char *name) {
@@ -123,7 +130,8 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
                               errhint("Run ALTER EXTENSION pg_clarify UPDATE.")));
             });
         // Nothing published before holds for new tables; nor does what this batch would publish.
-        if (recreated) pg_guard([] { audit_forget_published(MyDatabaseId); });
+        if (recreated && !in_caller_transaction)
+            pg_guard([] { audit_forget_published(MyDatabaseId); });
         // Read under the lock purge_audit() conflicts with: a purge that deleted texts has
         // committed (or not begun) by now.
         uint64 generation = pg_guard([] { return purge_generation(); });
@@ -303,6 +311,13 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
     // so that each is compared before it is reused.
     if (width != Width::Wide) batch_publish.clear();
     if (!note_id.empty()) execute(insert_notes, {note_id, note_at, note_text});
+    if (in_caller_transaction) {
+        pg_guard([] {
+            SPI_finish();
+            PopActiveSnapshot();
+        });
+        return;
+    }
     pg_guard([&] {
         SPI_finish();
         PopActiveSnapshot();
@@ -395,6 +410,19 @@ AuditRecord unwritable(const AuditRecord &a, const std::string &error) {
 }
 
 }  // namespace
+
+void write_forwarded(const std::vector<AuditView> &batch) {
+    // This backend's caches describe no writer's work: every text is compared on insert.
+    stored.clear();
+    published.clear();
+    diverted.clear();
+    struct Flag {
+        Flag() { in_caller_transaction = true; }
+        ~Flag() { in_caller_transaction = false; }
+    } ingesting;
+    write_batch(nullptr, batch);
+    batch_to_publish.clear();
+}
 
 // After repeated failures entries are written one
 // by one, and one that cannot be written even alone is stored reduced to its essentials, so a

@@ -5,6 +5,7 @@
 
 #include "pg.hpp"
 #include "audit_queue.hpp"
+#include "audit_record.hpp"
 
 #include <csignal>
 #include <vector>
@@ -19,5 +20,9 @@ extern volatile sig_atomic_t cancel_in_commit;
 // Drains what is queued now: the number of decisions written, or -1 when writing failed (what
 // failed stays queued; the caller backs off).
 long drain(AuditSlot *slot, std::vector<char> &buffer);
+
+// Writes a batch a standby forwarded (clarify.audit_ingest()) with the writer's code, inside the
+// caller's transaction: its commit makes the batch durable.
+void write_forwarded(const std::vector<AuditView> &batch);
 
 }  // namespace clarify::pg

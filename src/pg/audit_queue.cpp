@@ -103,6 +103,8 @@ AuditSlot *find_slot(Oid database, bool claim) {
             slot->last_error[0] = '\0';
             slot->marks.head = slot->marks.tail = 0;
             slot->recover_pending = false;
+            slot->forward_state[0] = '\0';
+            slot->forward_acknowledged_at = 0;
             published_clear(slot);
             found = slot;
         }
@@ -195,7 +197,8 @@ int start_writer(AuditSlot *slot, Oid database) {
     BackgroundWorker worker;
     memset(&worker, 0, sizeof(worker));
     worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+    // On a hot standby too: there the writer forwards to the primary (audit_forward.cpp).
+    worker.bgw_start_time = BgWorkerStart_ConsistentState;
     worker.bgw_restart_time = BGW_NEVER_RESTART;
     snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_clarify");
     snprintf(worker.bgw_function_name, BGW_MAXLEN, "clarify_audit_writer_main");
@@ -264,6 +267,21 @@ bool retention_admits(int timeout_ms, StartDeadline &start_deadline, TimestampTz
     return true;
 }
 
+// Sync on a standby: the writer moves the committed position past an entry once the primary has
+// acknowledged it durable (audit_forward.cpp).
+template <typename StartDeadline>
+SubmitResult wait_forwarded(AuditSlot *slot, uint64 end, StartDeadline &start_deadline,
+                            TimestampTz &deadline) {
+    for (;;) {
+        uint32 seen = pg_atomic_read_u32(&slot->commit_seq);
+        if (pg_atomic_read_u64(&slot->read_pos) >= end) return SubmitResult::Committed;
+        start_deadline();
+        long wait = remaining_ms(deadline);
+        if (wait <= 0) return count_failed_wait(slot, SubmitResult::NotForwarded);
+        sleep_on_commit(slot, seen, wait);
+    }
+}
+
 }  // namespace
 
 Size audit_queue_shmem_size() {
@@ -316,6 +334,10 @@ uint64 audit_pending_bytes(AuditSlot *slot) {
 SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
                           const ShortEntry *short_entry) {
     if (sizeof(uint32) + length > queue->ring_size) return SubmitResult::TooLarge;
+    // A standby's decisions go to the primary's audit through its writer, never to its own WAL;
+    // with no way there configured, nothing could audit them: refused at once.
+    bool standby = RecoveryInProgress();
+    if (standby && (!audit_conninfo || audit_conninfo[0] == '\0')) return SubmitResult::NoConninfo;
     // Read from the clock only when a wait begins: an entry that finds room at once (the common
     // case, always in async mode) costs no clock read.
     TimestampTz deadline = 0;
@@ -338,7 +360,7 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
             }
             if (writer == 0) return SubmitResult::NoWriter;
         }
-        if (sync) {
+        if (sync && !standby) {
             SubmitResult refused = SubmitResult::Committed;
             if (!retention_admits(timeout_ms, start_deadline, deadline, &refused))
                 return count_failed_wait(slot, refused);
@@ -364,7 +386,7 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
             ring_copy_in(slot, w, reinterpret_cast<const char *>(&size), sizeof(uint32));
             ring_copy_in(slot, w + sizeof(uint32), bytes, size);
             end = w + need;
-            if (sync) {
+            if (sync && !standby) {
                 // In the WAL under the queue's lock: the queue's order is the WAL's, so the
                 // oldest mark is the oldest decision the writer has not materialised.
                 DurableMark mark{end, audit_wal_insert_position()};
@@ -378,7 +400,7 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
             LWLockRelease(slot->lock);
             // The writer gathers a batch (it looks every kAsyncPollMs) unless the queue is
             // filling up: a sync decision is durable without it.
-            if (writer && (end - r) * 4 > queue->ring_size) SetLatch(writer);
+            if (writer && ((sync && standby) || (end - r) * 4 > queue->ring_size)) SetLatch(writer);
             break;
         }
         // No room. A decision, sync or async, waits for it: load never skips one. Only an entry
@@ -397,6 +419,7 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
         sleep_on_commit(slot, seen, wait);
     }
     if (!sync) return SubmitResult::Queued;
+    if (standby) return wait_forwarded(slot, end, start_deadline, deadline);
     // Durable as a commit is: flushed, and confirmed by the synchronous standbys in time.
     start_deadline();
     if (!audit_wal_make_durable(wal_end, deadline))
@@ -410,7 +433,9 @@ bool audit_wait_visible(Oid database, int timeout_ms) {
     uint64 target = slot ? pg_atomic_read_u64(&slot->write_pos) : 0;
     for (;;) {
         uint32 seen = slot ? pg_atomic_read_u32(&slot->commit_seq) : 0;
-        bool visible = pg_atomic_read_u32(&queue->recovery_assigned) != 0;
+        // A standby has no keeper and nothing to replay: its writer's committed position means
+        // acknowledged by the primary, visible in the primary's clarify.audit.
+        bool visible = RecoveryInProgress() || pg_atomic_read_u32(&queue->recovery_assigned) != 0;
         Latch *writer = nullptr;
         if (visible && slot) {
             LWLockAcquire(slot->lock, LW_SHARED);

@@ -22,6 +22,8 @@ enum class SubmitResult {
     NoRetention,    // sync: the WAL holding it could not be retained (no slot, or a standby)
     RetentionFull,  // sync: the WAL retained for the writer exceeds pg_clarify.audit_retained_wal
     NoWriter,       // no audit writer could be started for this database
+    NoConninfo,     // a standby without pg_clarify.audit_conninfo: nowhere to audit (at once)
+    NotForwarded,   // sync on a standby: the primary did not acknowledge it within the timeout
     TooLarge,       // larger than the whole ring
 };
 
@@ -67,6 +69,9 @@ bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 ma
                          bool confirmed = true, const AuditHash *to_publish = nullptr,
                          size_t npublish = 0, uint64 purge_seen = 0);
 void audit_worker_failed(AuditSlot *slot, const char *message);
+// A standby's writer: its forwarding state, shown by clarify.audit_queue(); `acknowledged`: the
+// primary has just acknowledged a batch.
+void audit_worker_forward_state(AuditSlot *slot, const char *state, bool acknowledged);
 // Empties a database's published hashes and moves the purge generation, so that nothing stored
 // before is published after: its audit's tables were recreated (seen by the writer), or its
 // governance catalog changed (as it does after the extension is created again).

@@ -54,6 +54,10 @@ struct AuditSlot {
     // Set at server start when the WAL holds decisions of this database made before it: its
     // writer replays them (audit_recovery.cpp) before the queue counts as drained.
     bool recover_pending;
+    // On a standby: the writer's forwarding state (audit_forward.cpp) and when the primary last
+    // acknowledged a batch, for clarify.audit_queue().
+    char forward_state[256];
+    TimestampTz forward_acknowledged_at;
     // Hashes of statements, records and decision shapes this database's audit holds, published
     // by the writer after the commit that stored them: a decision whose hashes are all here is
     // queued as a short entry, without those texts. Open addressing, none marks a free cell;

@@ -17,6 +17,7 @@ extern "C" {
 }
 
 #include <cstring>
+#include <string>
 
 namespace clarify::pg {
 
@@ -182,6 +183,14 @@ void audit_worker_failed(AuditSlot *slot, const char *message) {
     LWLockRelease(slot->lock);
 }
 
+void audit_worker_forward_state(AuditSlot *slot, const char *state, bool acknowledged) {
+    TimestampTz now = acknowledged ? GetCurrentTimestamp() : 0;
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    strlcpy(slot->forward_state, state, sizeof(slot->forward_state));
+    if (acknowledged) slot->forward_acknowledged_at = now;
+    LWLockRelease(slot->lock);
+}
+
 bool audit_worker_release_if_idle(AuditSlot *slot) {
     LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
@@ -294,7 +303,22 @@ bool audit_slot_stats(int index, AuditSlotStats *out) {
     out->malformed = slot->malformed;
     out->pending_bytes = pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
     strlcpy(out->last_error, slot->last_error, sizeof(out->last_error));
+    char forwarding[sizeof(slot->forward_state)];
+    strlcpy(forwarding, slot->forward_state, sizeof(forwarding));
+    TimestampTz acknowledged = slot->forward_acknowledged_at;
     LWLockRelease(slot->lock);
+    // A standby's writer: its forwarding state first, with how long ago the primary last
+    // acknowledged a batch (the lag while decisions are pending).
+    if (forwarding[0] != '\0') {
+        std::string text = forwarding;
+        if (acknowledged) {
+            long ago_ms = TimestampDifferenceMilliseconds(acknowledged, GetCurrentTimestamp());
+            text += "; last acknowledged " + std::to_string(ago_ms / 1000) + "." +
+                    std::to_string(ago_ms % 1000 / 100) + " s ago";
+        }
+        if (out->last_error[0]) text += std::string("; ") + out->last_error;
+        strlcpy(out->last_error, text.c_str(), sizeof(out->last_error));
+    }
     return out->database != InvalidOid || out->enqueued > 0;
 }
 

@@ -7,6 +7,7 @@
 // This file holds the process (entry points, signals, its loop); audit_batch.cpp writes batches.
 #include "pg.hpp"
 #include "audit_batch.hpp"
+#include "audit_forward.hpp"
 #include "audit_queue.hpp"
 #include "audit_recovery.hpp"
 #include "audit_writer.hpp"
@@ -18,6 +19,7 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
@@ -71,13 +73,20 @@ void writer_loop(Oid database) {
     long backoff = 0;
     TimestampTz last_work = pg_guard([] { return GetCurrentTimestamp(); });
     for (;;) {
-        bool replayed = replay_step(slot);
-        long written = drain(slot, buffer);
+        // A standby's writer forwards to the primary, and stays (connected) when idle; once the
+        // server is promoted it writes here what is still queued and what comes next.
+        bool forwarding = pg_guard([] { return RecoveryInProgress(); });
+        if (!forwarding) forward_close();
+        bool replayed = forwarding || replay_step(slot);
+        long written = forwarding ? forward(slot, buffer) : drain(slot, buffer);
         if (ShutdownRequestPending) return;
         TimestampTz now = pg_guard([] { return GetCurrentTimestamp(); });
         if (written != 0) last_work = now;
-        backoff = written < 0 ? Min(Max(backoff * 2, 100L), kMaxBackoffMs) : 0;
-        if (written == 0 && TimestampDifferenceExceeds(last_work, now, kIdleExitMs) &&
+        // Forwarding backs off by itself (audit_forward.cpp): a sync decision's latch set
+        // finds the primary as soon as it is back.
+        backoff = written < 0 && !forwarding ? Min(Max(backoff * 2, 100L), kMaxBackoffMs) : 0;
+        if (written == 0 && !forwarding &&
+            TimestampDifferenceExceeds(last_work, now, kIdleExitMs) &&
             pg_guard([&] { return audit_worker_release_if_idle(slot); }))
             return;
         long timeout = backoff ? backoff : kAsyncPollMs;

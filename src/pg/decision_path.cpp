@@ -1,5 +1,6 @@
 #include "pg.hpp"
 #include "decision_path.hpp"
+#include "audit_forward.hpp"
 #include "audit_queue.hpp"
 #include "boundary.hpp"
 #include "governance.hpp"
@@ -83,6 +84,11 @@ const char *audit_outcome(SubmitResult result) {
             return "no audit writer could serve this database";
         case SubmitResult::TooLarge:
             return "larger than the audit queue";
+        case SubmitResult::NoConninfo:
+            return "this server is a standby and pg_clarify.audit_conninfo is not set: its "
+                   "decisions cannot reach the primary's audit";
+        case SubmitResult::NotForwarded:
+            return not_forwarded_reason();
     }
     return "unknown";
 }
@@ -280,7 +286,8 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResul
         // audit too, after that row (queued without waiting; the queue keeps order). One never
         // queued (no room, no writer, too large) has no row to annotate: the server log says it.
         last.refused_unaudited = true;
-        if (result == SubmitResult::TimedOut || result == SubmitResult::Unconfirmed) {
+        if (result == SubmitResult::TimedOut || result == SubmitResult::Unconfirmed ||
+            result == SubmitResult::NotForwarded) {
             note_refusal(a, last.audited);
         } else {
             uint64 decision_id = a.decision_id;

@@ -1,5 +1,6 @@
 #include "pg.hpp"
 #include "settings.hpp"
+#include "audit_forward.hpp"
 #include "boundary.hpp"
 #include "compat.hpp"
 
@@ -21,6 +22,7 @@ int audit_databases = 4;
 int audit_writers = 2;
 int audit_retained_wal_mb = 1024;
 char *resolution_text = nullptr;
+char *audit_conninfo = nullptr;
 int assume_below = static_cast<int>(AssumeBelow::None);
 
 namespace {
@@ -194,6 +196,13 @@ void define_settings() {
         "0: no limit.",
         &audit_retained_wal_mb, 1024, 0, 16 * 1024 * 1024, PGC_SIGHUP, GUC_UNIT_MB, nullptr,
         nullptr, nullptr);
+    // Superuser only to read: it may hold a password.
+    DefineCustomStringVariable(
+        "pg_clarify.audit_conninfo",
+        "How a standby reaches the primary's audit: a libpq connection string.",
+        "Empty: a standby refuses governed reads (QC005). The database defaults to this one's.",
+        &audit_conninfo, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, check_audit_conninfo, nullptr,
+        nullptr);
     MarkGUCPrefixReserved("pg_clarify");
 }
 

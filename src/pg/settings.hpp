@@ -18,7 +18,8 @@ extern int audit_databases;
 extern int audit_writers;
 extern int audit_retained_wal_mb;
 extern char *resolution_text;
-extern int assume_below;  // an AssumeBelow
+extern char *audit_conninfo;  // pg_clarify.audit_conninfo: "" unless this server forwards
+extern int assume_below;      // an AssumeBelow
 
 void define_settings();
 

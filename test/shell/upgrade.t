@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 18
+plan 20
 
 old=clarify_upgrade_old new=clarify_upgrade_new
 q() { "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -qAt -d "$1" -c "$2"; }
@@ -131,6 +131,8 @@ equals "it runs catalog version 1.0" "$(q "$old" "SELECT extversion FROM pg_exte
 check "ALTER EXTENSION pg_clarify UPDATE succeeds" q "$old" 'ALTER EXTENSION pg_clarify UPDATE'
 equals "every row is kept" "$(q "$old" "$rows_sql")" "$before"
 equals "every audit row shows the same texts" "$(q "$old" "$audit_sql")" "$audit_before"
+equals "rows written at 1.0 have no origin (it was not recorded)" \
+    "$(q "$old" 'SELECT count(*) FROM clarify.audit WHERE origin IS NOT NULL')" "0"
 
 # The same example on a fresh install: its grants are part of what must match. (Its agent can
 # create code here, which govern_role warns about: said only if loading fails.)
@@ -169,4 +171,7 @@ done
 equals "every decision, before and after the update, is audited with its statement" \
     "$(q "$old" "SELECT count(*) FROM clarify.audit WHERE statement LIKE 'SELECT %'")" "7"
 equals "decisions after the update are audited" "$(q "$old" 'SELECT count(*) FROM clarify.audit')" "7"
+equals "decisions after the update carry this server's origin" \
+    "$(q "$old" "SELECT count(*) FROM clarify.audit WHERE origin IS NOT NULL AND origin <> ''")" \
+    "$(q "$old" "SELECT count(*) FROM clarify.audit WHERE decided_at > (SELECT max(decided_at) FROM clarify.audit WHERE origin IS NULL)")"
 finish

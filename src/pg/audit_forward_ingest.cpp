@@ -1,0 +1,220 @@
+// The primary side of forwarding: clarify.audit_ingest(origin, entries), which the standbys'
+// writers call. It accepts only what a standby's writer sends (full entries of this database,
+// ids carrying the origin's node), writes them with the writer's own code (audit_batch.cpp) in
+// the caller's transaction, committed with synchronous_commit on, and skips what it already
+// holds: a batch sent again after a lost connection is written once.
+#include "pg.hpp"
+#include "audit_batch.hpp"
+#include "audit_origin.hpp"
+#include "audit_record.hpp"
+#include "boundary.hpp"
+#include "shared_memory.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(clarify_audit_ingest);
+}
+
+#include <arpa/inet.h>
+#include <algorithm>
+#include <cstring>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace clarify::pg {
+
+namespace {
+
+constexpr size_t kMaxOriginBytes = 200;
+
+[[noreturn]] void refuse(const std::string &why) {
+    throw ReportedError(ERRCODE_INVALID_PARAMETER_VALUE,
+                        "pg_clarify refuses the forwarded audit batch: " + why, {},
+                        "Only a standby's pg_clarify audit writer sends these batches.");
+}
+
+// Whether two decisions have the same shape (what the shape's identity covers).
+bool same_shape(const AuditView &a, const AuditView &b) {
+    return a.allowed == b.allowed && a.state == b.state && a.reason == b.reason &&
+           a.columns == b.columns && a.bindings == b.bindings && a.payload == b.payload;
+}
+
+// Splits the frames (a 4-byte length in network order, then the entry) and decodes each entry in
+// place (views into `bytes`). Identities are this server's, never the sender's: computed here,
+// once for a run of decisions with the same texts.
+std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::string &origin) {
+    std::vector<AuditView> batch;
+    uint32 node = origin_node(origin);
+    const AuditKey &key = audit_key();
+    for (size_t pos = 0, n = 1; pos < size; ++n) {
+        uint32 be;
+        if (size - pos < sizeof(be)) refuse("entry " + std::to_string(n) + " is cut short");
+        memcpy(&be, bytes + pos, sizeof(be));
+        size_t length = ntohl(be);
+        pos += sizeof(be);
+        if (size - pos < length) refuse("entry " + std::to_string(n) + " is cut short");
+        AuditView a;
+        try {
+            a = decode_view(std::string_view(bytes + pos, length));
+        } catch (const AuditFormatError &e) {
+            refuse("entry " + std::to_string(n) + " is malformed: " + e.what());
+        }
+        pos += length;
+        if (a.is_short) refuse("entry " + std::to_string(n) + " is a short entry");
+        if (a.database != MyDatabaseId)
+            refuse("entry " + std::to_string(n) + " was decided in another database");
+        if ((a.decision_id & 0xFF) != node)
+            refuse("decision " + std::to_string(a.decision_id) + " was not made at origin \"" +
+                   origin + "\"");
+        const AuditView *last = batch.empty() ? nullptr : &batch.back();
+        if (a.note.empty()) {
+            a.statement_hash = last && last->statement == a.statement && last->statement_hash
+                                   ? last->statement_hash
+                                   : content_hash(key, "statement", a.statement);
+            a.record_hash = a.record.empty() ? AuditHash{}
+                            : last && last->record == a.record && last->record_hash
+                                ? last->record_hash
+                                : content_hash(key, "record", a.record);
+            a.shape_hash = last && last->note.empty() && same_shape(*last, a) && last->shape_hash
+                               ? last->shape_hash
+                               : shape_hash_of(key, a);
+        } else {
+            a.statement_hash = a.record_hash = a.shape_hash = AuditHash{};
+        }
+        batch.push_back(a);
+    }
+    return batch;
+}
+
+// Drops what the audit holds already: decisions by id among this origin's (from the earliest
+// decided_at on; an id another origin took is never a reason to lose a decision), notes by id
+// and text.
+void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
+    std::vector<int64> ids;
+    int64 earliest = 0;
+    for (const AuditView &a : batch)
+        if (a.note.empty()) {
+            earliest = ids.empty() ? a.decided_at : std::min(earliest, a.decided_at);
+            ids.push_back(static_cast<int64>(a.decision_id));
+        }
+    std::set<uint64> held;
+    std::set<std::pair<uint64, std::string>> held_notes;
+    pg_guard([&] {
+        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
+        Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * (batch.size() + 1)));
+        int n = 0;
+        for (const AuditView &a : batch) elems[n++] = Int64GetDatum(int64(a.decision_id));
+        ArrayType *all = construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+        Oid types[3] = {TIMESTAMPTZOID, INT8ARRAYOID, TEXTOID};
+        Datum values[3] = {
+            TimestampTzGetDatum(earliest), PointerGetDatum(all),
+            PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size())))};
+        if (!ids.empty()) {
+            int rc = SPI_execute_with_args(
+                "SELECT u FROM clarify.audit_batches b CROSS JOIN LATERAL "
+                "pg_catalog.unnest(b.decision_ids) u WHERE b.last_decided_at >= $1 "
+                "AND b.origin OPERATOR(pg_catalog.=) $3 AND u OPERATOR(pg_catalog.=) ANY ($2)",
+                3, types, values, nullptr, true, 0);
+            if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's decision ids failed");
+            for (uint64 i = 0; i < SPI_processed; ++i) {
+                bool isnull = false;
+                Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+                if (!isnull) held.insert(uint64(DatumGetInt64(d)));
+            }
+        }
+        if (ids.size() == batch.size()) {  // no notes
+            SPI_finish();
+            return;
+        }
+        int rc = SPI_execute_with_args(
+            "SELECT decision_id, note FROM clarify.audit_notes "
+            "WHERE decision_id OPERATOR(pg_catalog.=) ANY ($1)",
+            1, &types[1], &values[1], nullptr, true, 0);
+        if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's notes failed");
+        for (uint64 i = 0; i < SPI_processed; ++i) {
+            bool isnull = false;
+            Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+            char *note = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+            held_notes.emplace(uint64(DatumGetInt64(d)), note ? note : "");
+        }
+        SPI_finish();
+    });
+    batch.erase(
+        std::remove_if(batch.begin(), batch.end(),
+                       [&](const AuditView &a) {
+                           return a.note.empty()
+                                      ? held.count(a.decision_id) > 0
+                                      : held_notes.count({a.decision_id, std::string(a.note)}) > 0;
+                       }),
+        batch.end());
+}
+
+int64 ingest(const std::string &origin, const char *bytes, size_t size) {
+#ifdef __GLIBC__
+    // The connection is a standby writer's: its batches (a few MB with their arrays) would be
+    // mapped afresh and faulted in on every call above glibc's mmap threshold, as in the writer.
+    static bool tuned = false;
+    if (!tuned) {
+        mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
+        mallopt(M_TRIM_THRESHOLD, 128 * 1024 * 1024);
+        tuned = true;
+    }
+#endif
+    if (pg_guard([] { return RecoveryInProgress(); }))
+        refuse("this server is a standby itself; forward to the primary");
+    if (origin.empty() || origin.size() > kMaxOriginBytes)
+        refuse("the origin must be 1 to 200 bytes");
+    if (origin == server_origin()) refuse("the origin \"" + origin + "\" is this server's own");
+    if (origin_node(origin) == origin_node(server_origin()))
+        refuse("the origin \"" + origin +
+               "\" shares this server's decision id node; give the "
+               "standby another cluster_name");
+    std::vector<AuditView> batch = decode_batch(bytes, size, origin);
+    // One ingest per origin at a time: a batch sent again while its first sending is still
+    // being written waits for it, then finds it held.
+    uint32 key = origin_node(origin) | (uint32(std::hash<std::string>{}(origin)) << 8);
+    pg_guard([&] {
+        DirectFunctionCall2(pg_advisory_xact_lock_int4, Int32GetDatum(0x434c4152),
+                            Int32GetDatum(int32(key)));
+        // The commit that ends this call is durable (flushed, and confirmed by synchronous
+        // standbys) before the caller hears of it, whatever the caller's own setting.
+        (void)set_config_option("synchronous_commit", "on", PGC_USERSET, PGC_S_SESSION,
+                                GUC_ACTION_LOCAL, true, 0, false);
+    });
+    drop_held(batch, origin);
+    if (batch.empty()) return 0;
+    IngestOrigin as_origin(origin);
+    write_forwarded(batch);
+    return static_cast<int64>(batch.size());
+}
+
+}  // namespace
+
+}  // namespace clarify::pg
+
+// clarify.audit_ingest(origin text, entries bytea) → bigint: the decisions and notes written.
+extern "C" Datum clarify_audit_ingest(PG_FUNCTION_ARGS) {
+    text *origin = PG_GETARG_TEXT_PP(0);
+    bytea *entries = PG_GETARG_BYTEA_PP(1);
+    int64 written = clarify::pg::cpp_entry([&] {
+        return clarify::pg::ingest(std::string(VARDATA_ANY(origin), VARSIZE_ANY_EXHDR(origin)),
+                                   VARDATA_ANY(entries), VARSIZE_ANY_EXHDR(entries));
+    });
+    PG_RETURN_INT64(written);
+}
