@@ -36,8 +36,7 @@ psql_as postgres -v ON_ERROR_STOP=1 -c "
   SELECT clarify.govern_role('regress_rl_agent');
   SELECT clarify.govern_role('regress_rl_other');" >/dev/null ||
     { echo "Bail out! the fixture could not be created"; exit 1; }
-# How the standby's decisions reach the primary's audit (pg_clarify.audit_conninfo). A library
-# without forwarding ignores the setting with a warning, and the loop's checks are then skipped.
+# How the standby's decisions reach the primary's audit (pg_clarify.audit_conninfo).
 start_test_standby 55476 "pg_clarify.audit_conninfo = 'host=$dir port=$port user=postgres'"
 wait_for_replay || { echo "Bail out! the standby did not catch up"; exit 1; }
 
