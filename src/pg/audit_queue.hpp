@@ -23,6 +23,7 @@ enum class SubmitResult {
     RetentionFull,  // sync: the WAL retained for the writer exceeds pg_clarify.audit_retained_wal
     NoWriter,       // no audit writer could be started for this database
     TooLarge,       // larger than the whole ring
+    Malformed,      // the writer could not materialise the entry: refused before it was written
 };
 
 Size audit_queue_shmem_size();
@@ -42,6 +43,10 @@ struct ShortEntry {
 // serves interrupts while it waits.
 SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
                           const ShortEntry *short_entry = nullptr);
+
+// A decision refused because the writer could not materialise its entry (entry_refusal): counted
+// in its database's `malformed`, with `why` as the last error.
+void audit_count_malformed(Oid database, const char *why);
 
 // clarify.audit_wait(): true once every decision queued for `database` before the call, and every
 // one the WAL held for it at server start, is committed by its writer; false after timeout_ms.
