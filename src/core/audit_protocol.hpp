@@ -2,11 +2,15 @@
 // logical message in the write-ahead log before it is a row; these are the rules the glue follows
 // to keep that WAL until the writer has materialised it, and to replay it after a restart.
 #pragma once
+#include "audit_hash.hpp"
 #include "core_guard.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 namespace clarify {
 
@@ -20,6 +24,37 @@ struct EntryIdentity {
     std::uint32_t database = 0;
 };
 bool read_entry_identity(std::string_view entry, EntryIdentity &out) noexcept;
+
+// Why the writer could not materialise `entry` as a row of `database`'s audit ("" when it can):
+// it must decode as the writer decodes it and name a decision of that database. The backend asks
+// before the entry is written anywhere, so a decision is never answered with an unreadable entry.
+std::string entry_refusal(std::string_view entry, std::uint32_t database);
+
+// The hashes of the texts and shapes the writer has committed, in shared memory (plain data:
+// open addressing, a none hash marks a free cell). A decision whose hashes are all here crosses
+// the queue as its short entry.
+inline constexpr int kPublishedHashes = 1024;  // a power of two
+inline constexpr int kPublishedMax = kPublishedHashes * 3 / 4;
+struct PublishedHashes {
+    int count;
+    AuditHash cells[kPublishedHashes];
+};
+bool published_has(const PublishedHashes &set, const AuditHash &hash) noexcept;
+// False when the set was full and emptied first (the writer then forgets what it published).
+bool publish(PublishedHashes &set, const AuditHash &hash) noexcept;
+void published_clear(PublishedHashes &set) noexcept;
+
+// A short entry may be queued instead of the full one only when every hash it names is published
+// (statement, shape, and the record's unless it has none): the audit holds those texts.
+bool short_entry_usable(const PublishedHashes &set, const AuditHash (&hashes)[3]) noexcept;
+
+// A purge deletes texts no row refers to: a batch that began before a purge may have stored a
+// text the purge deleted, so its hashes are published only when the purge generation it read
+// when it began is still the current one.
+bool batch_may_publish(std::uint64_t purge_seen, std::uint64_t purge_now) noexcept;
+// Publishes a committed batch's hashes under that rule; false when the set was emptied first.
+bool publish_batch(PublishedHashes &set, const AuditHash *hashes, std::size_t n,
+                   std::uint64_t purge_seen, std::uint64_t purge_now) noexcept;
 
 // A decision found in the write-ahead log at recovery is replayed by its database's writer when
 // it was made before this server start (`life_first_id`: decisions since come through the queue)
@@ -48,6 +83,19 @@ void release_marks(DurableMarks &marks, const DurableMark *cells, std::uint64_t 
 // The WAL position before which nothing pending in this queue lies; `none` when nothing is.
 std::uint64_t oldest_floor(const DurableMarks &marks, const DurableMark *cells,
                            std::uint64_t none) noexcept;
+
+// Where the retention slot moves next: to `floor` (the oldest mark of any queue, or the WAL insert
+// position when none is pending), never backwards, and nowhere while a replay of decisions from
+// before this start is pending (they lie before every mark, from the slot's position at start).
+std::uint64_t next_slot_position(std::uint64_t current, std::uint64_t floor,
+                                 bool replays_pending) noexcept;
+
+// The entries read back from the WAL that a replay queues again: those whose decision ids the
+// audit does not hold (a batch may have committed them before the slot moved), in WAL order.
+std::vector<std::string> entries_to_replay(std::vector<std::string> found,
+                                           const std::unordered_set<std::uint64_t> &held);
+// The earliest decision time among entries read back (0 when none): where the audit is searched.
+std::int64_t earliest_decided_at(const std::vector<std::string> &entries) noexcept;
 
 // True when holding WAL from `floor` to `insert` exceeds `limit_bytes` (0: no limit): a sync
 // decision then fails closed instead of growing the retained WAL further.

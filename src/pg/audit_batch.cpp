@@ -1,5 +1,6 @@
 #include "pg.hpp"
 #include "audit_batch.hpp"
+#include "audit_protocol.hpp"
 #include "audit_record.hpp"
 #include "audit_tables.hpp"
 #include "boundary.hpp"
@@ -357,7 +358,7 @@ void write_batch(AuditSlot *slot, const std::vector<Entry> &batch) {
 void note_published(bool kept) noexcept {
     try {
         if (!kept) published.clear();
-        if (batch_purge_seen == purge_generation())
+        if (batch_may_publish(batch_purge_seen, purge_generation()))
             for (const AuditHash &h : batch_to_publish) published.insert(h);
     } catch (...) {
         published.clear();

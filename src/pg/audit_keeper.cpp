@@ -4,6 +4,7 @@
 // writers replay them; it replaces a writer that left with entries queued.
 #include "pg.hpp"
 #include "audit_keeper.hpp"
+#include "audit_protocol.hpp"
 #include "audit_queue.hpp"
 #include "audit_queue_slot.hpp"
 #include "audit_recovery.hpp"
@@ -128,7 +129,9 @@ void keeper_loop() {
             if (pg_atomic_read_u32(&queue->recovery_assigned) == 0) assign_replays(waiting);
             bool frozen = false;
             XLogRecPtr floor = retention_floor(&frozen);
-            if (!frozen) audit_wal_advance_slot(floor);
+            XLogRecPtr at = audit_wal_slot_position();
+            XLogRecPtr to = next_slot_position(at, floor, frozen);
+            if (to != at) audit_wal_advance_slot(to);
             pg_atomic_write_u64(&queue->retained_from, audit_wal_slot_position());
             replace_writers();
             (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kKeeperPollMs,

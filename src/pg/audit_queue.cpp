@@ -56,34 +56,6 @@ void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
     memcpy(ring_of(slot), src + first, n - first);
 }
 
-bool published_has(const AuditSlot *slot, const AuditHash &hash) {
-    if (hash.none()) return false;
-    for (uint32 i = uint32(hash.lo) & (kPublishedHashes - 1);;
-         i = (i + 1) & (kPublishedHashes - 1)) {
-        if (slot->published[i] == hash) return true;
-        if (slot->published[i].none()) return false;
-    }
-}
-
-void published_clear(AuditSlot *slot) {
-    for (AuditHash &h : slot->published) h = AuditHash{};
-    slot->published_count = 0;
-}
-
-bool publish(AuditSlot *slot, const AuditHash &hash) {
-    bool kept = true;
-    if (hash.none() || published_has(slot, hash)) return kept;
-    if (slot->published_count >= kPublishedMax) {
-        published_clear(slot);
-        kept = false;
-    }
-    uint32 i = uint32(hash.lo) & (kPublishedHashes - 1);
-    while (!slot->published[i].none()) i = (i + 1) & (kPublishedHashes - 1);
-    slot->published[i] = hash;
-    slot->published_count++;
-    return kept;
-}
-
 AuditSlot *find_slot(Oid database, bool claim) {
     for (int i = 0; i < queue->nslots; ++i)
         if (queue->slots[i].database == database) return &queue->slots[i];
@@ -105,7 +77,7 @@ AuditSlot *find_slot(Oid database, bool claim) {
             slot->recover_pending = false;
             slot->forward_state[0] = '\0';
             slot->forward_acknowledged_at = 0;
-            published_clear(slot);
+            published_clear(slot->published);
             found = slot;
         }
         LWLockRelease(slot->lock);
@@ -374,9 +346,7 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
         }
         const char *bytes = entry;
         uint32 size = length;
-        if (short_entry && published_has(slot, short_entry->hashes[0]) &&
-            published_has(slot, short_entry->hashes[1]) &&
-            (short_entry->hashes[2].none() || published_has(slot, short_entry->hashes[2]))) {
+        if (short_entry && short_entry_usable(slot->published, short_entry->hashes)) {
             bytes = short_entry->bytes;
             size = short_entry->length;
         }
@@ -425,6 +395,21 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
     if (!audit_wal_make_durable(wal_end, deadline))
         return count_failed_wait(slot, SubmitResult::Unconfirmed);
     return SubmitResult::Committed;
+}
+
+void audit_count_malformed(Oid database, const char *why) {
+    AuditSlot *slot = find_slot(database, true);
+    if (!slot) return;
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    bool mine = slot->database == database;
+    if (mine) {
+        slot->malformed++;
+        strlcpy(slot->last_error, why, sizeof(slot->last_error));
+    }
+    bool writer = slot->writer_pid != 0;
+    LWLockRelease(slot->lock);
+    // A queue taken for the count alone goes back to the pool when its writer finds it idle.
+    if (mine && !writer) (void)start_writer(slot, database);
 }
 
 bool audit_wait_visible(Oid database, int timeout_ms) {

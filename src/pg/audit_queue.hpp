@@ -25,6 +25,7 @@ enum class SubmitResult {
     NoConninfo,     // a standby without pg_clarify.audit_conninfo: nowhere to audit (at once)
     NotForwarded,   // sync on a standby: the primary did not acknowledge it within the timeout
     TooLarge,       // larger than the whole ring
+    Malformed,      // the writer could not materialise the entry: refused before it was written
 };
 
 Size audit_queue_shmem_size();
@@ -44,6 +45,10 @@ struct ShortEntry {
 // serves interrupts while it waits.
 SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
                           const ShortEntry *short_entry = nullptr);
+
+// A decision refused because the writer could not materialise its entry (entry_refusal): counted
+// in its database's `malformed`, with `why` as the last error.
+void audit_count_malformed(Oid database, const char *why);
 
 // clarify.audit_wait(): true once every decision queued for `database` before the call, and every
 // one the WAL held for it at server start, is committed by its writer; false after timeout_ms.

@@ -15,8 +15,6 @@ extern "C" {
 
 namespace clarify::pg {
 
-constexpr int kPublishedHashes = 1024;  // a power of two
-constexpr int kPublishedMax = kPublishedHashes * 3 / 4;
 // A registered writer that has not attached after this long is presumed dead and replaced.
 constexpr long kWriterStartupMs = 3000;
 
@@ -59,12 +57,10 @@ struct AuditSlot {
     char forward_state[256];
     TimestampTz forward_acknowledged_at;
     // Hashes of statements, records and decision shapes this database's audit holds, published
-    // by the writer after the commit that stored them: a decision whose hashes are all here is
-    // queued as a short entry, without those texts. Open addressing, none marks a free cell;
-    // emptied by purge_audit() (which keeps the texts short entries still queued refer to) and
-    // when a database takes the slot.
-    int published_count;
-    AuditHash published[kPublishedHashes];
+    // by the writer after the commit that stored them (audit_protocol.hpp). Emptied by
+    // purge_audit() (which keeps the texts short entries still queued refer to) and when a
+    // database takes the slot.
+    PublishedHashes published;
 };
 
 struct AuditQueue {
@@ -91,11 +87,6 @@ void wake_sleepers(AuditSlot *slot);
 char *ring_of(AuditSlot *slot);
 void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n);
 void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n);
-// Under the slot's lock.
-bool published_has(const AuditSlot *slot, const AuditHash &hash);
-// Under the slot's lock. False when the set was full and emptied first.
-bool publish(AuditSlot *slot, const AuditHash &hash);
-void published_clear(AuditSlot *slot);
 DurableMark *marks_of(AuditSlot *slot);
 // 1: a writer serves the slot (or is starting); 0: none could be started; -1: the slot no longer
 // belongs to `database`.

@@ -31,7 +31,7 @@ AuditSlot *audit_worker_attach(Oid database) {
         slot->writer_latch = MyLatch;
         slot->writer_registered = true;
         // Published by a writer before this one: this one publishes what it stores.
-        published_clear(slot);
+        published_clear(slot->published);
     }
     LWLockRelease(slot->lock);
     if (other) return nullptr;
@@ -97,11 +97,9 @@ const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *fr
 bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
                          bool confirmed, const AuditHash *to_publish, size_t npublish,
                          uint64 purge_seen) {
-    bool kept = true;
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    // A purge since the batch began may have deleted what it stored: publish nothing then.
-    if (npublish && purge_generation() == purge_seen)
-        for (size_t i = 0; i < npublish; ++i) kept = publish(slot, to_publish[i]) && kept;
+    bool kept =
+        publish_batch(slot->published, to_publish, npublish, purge_seen, purge_generation());
     if (!confirmed) {
         pg_atomic_write_u64(&slot->unconfirmed_upto, upto);
         pg_write_barrier();
@@ -132,7 +130,7 @@ AuditSlot *forget_published_locked(Oid database) {
         LWLockRelease(slot->lock);
         return nullptr;
     }
-    published_clear(slot);
+    published_clear(slot->published);
     return slot;
 }
 }  // namespace

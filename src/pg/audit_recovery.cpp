@@ -86,21 +86,13 @@ void load(Oid database) {
     std::vector<std::string> entries = read_back(database);
     if (!entries.empty()) {
         std::vector<int64> ids;
-        int64 earliest = 0;
         for (const std::string &e : entries) {
             EntryIdentity id;
-            (void)read_entry_identity(e, id);
+            (void)read_entry_identity(e, id);  // read_back kept only entries with an identity
             ids.push_back(int64(id.decision_id));
-            earliest = ids.size() == 1 ? id.decided_at : Min(earliest, id.decided_at);
         }
-        std::unordered_set<uint64> held = already_audited(ids, earliest);
-        std::vector<std::string> missing;
-        for (std::string &e : entries) {
-            EntryIdentity id;
-            (void)read_entry_identity(e, id);
-            if (!held.count(id.decision_id)) missing.push_back(std::move(e));
-        }
-        entries.swap(missing);
+        std::unordered_set<uint64> held = already_audited(ids, earliest_decided_at(entries));
+        entries = entries_to_replay(std::move(entries), held);
     }
     size_t n = entries.size();
     pg_guard([n] {

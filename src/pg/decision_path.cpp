@@ -1,6 +1,7 @@
 #include "pg.hpp"
 #include "decision_path.hpp"
 #include "audit_forward.hpp"
+#include "audit_protocol.hpp"
 #include "audit_queue.hpp"
 #include "boundary.hpp"
 #include "governance.hpp"
@@ -89,6 +90,10 @@ const char *audit_outcome(SubmitResult result) {
                    "decisions cannot reach the primary's audit";
         case SubmitResult::NotForwarded:
             return not_forwarded_reason();
+        case SubmitResult::Malformed:
+            return "its audit entry is malformed: the writer could not store it "
+                   "(clarify.audit_queue() "
+                   "shows why)";
     }
     return "unknown";
 }
@@ -106,7 +111,10 @@ void note_refusal(const AuditRecord &a, const char *why) {
     encode(note, note_entry);
     const char *note_bytes = note_entry.data();
     uint32 note_length = static_cast<uint32>(note_entry.size());
-    SubmitResult noted = pg_guard([&] { return audit_submit(note_bytes, note_length, false, 0); });
+    SubmitResult noted =
+        entry_refusal(note_entry, note.database).empty()
+            ? pg_guard([&] { return audit_submit(note_bytes, note_length, false, 0); })
+            : SubmitResult::Malformed;
     if (noted != SubmitResult::Queued) {
         uint64 decision_id = a.decision_id;
         pg_guard([&] {
@@ -219,9 +227,9 @@ bool fill_audit_record(const DecisionCache &decided, const PlannedStmt *stmt, co
 
 // The queue entries of the last decision: the full one, and the short one (without the texts
 // the audit may already hold; "" when it cannot be made). Reused: no allocation per statement
-// once they have grown.
+// once they have grown. `refusal`: why the writer could not materialise them ("" when it can).
 struct Entries {
-    std::string full, short_form;
+    std::string full, short_form, refusal;
 };
 
 // Step 3, encode: anew when anything but the id and time differs from the last entry, else the
@@ -253,6 +261,11 @@ const Entries &encode_entries(const AuditRecord &audit, bool same_text) {
         entries.short_form.clear();
         encode(audit, entries.full);
         if (can_encode_short(audit)) encode_short(audit, entries.short_form);
+        // Read back as the writer reads them, once per encoding: patching the id and time keeps
+        // an entry readable.
+        entries.refusal = entry_refusal(entries.full, audit.database);
+        if (entries.refusal.empty() && !entries.short_form.empty())
+            entries.refusal = entry_refusal(entries.short_form, audit.database);
         entry_key = key_now;
     }
     return entries;
@@ -261,6 +274,13 @@ const Entries &encode_entries(const AuditRecord &audit, bool same_text) {
 // Step 4, submit: queues the entry (the short one when the audit holds its texts) and, in sync
 // mode, waits for its commit.
 SubmitResult submit_entry(const AuditRecord &audit, const Entries &entries) {
+    // Never written anywhere: an entry the writer cannot read would be answered for and never
+    // become a row. The decision fails closed instead.
+    if (!entries.refusal.empty()) {
+        std::string why = "a malformed audit entry was refused: " + entries.refusal;
+        pg_guard([&] { audit_count_malformed(MyDatabaseId, why.c_str()); });
+        return SubmitResult::Malformed;
+    }
     const char *bytes = entries.full.data();
     uint32 length = static_cast<uint32>(entries.full.size());
     bool sync = audit.sync;

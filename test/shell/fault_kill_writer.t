@@ -16,26 +16,7 @@ cleanup() { "$PG_BINDIR/dropdb" --force --if-exists "$db" >/dev/null 2>&1; rm -f
 trap cleanup EXIT
 cleanup
 "$PG_BINDIR/createdb" "$db"
-q "
-  DO \$\$ BEGIN
-    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'regress_fault_agent') THEN
-      CREATE ROLE regress_fault_agent LOGIN;
-    END IF;
-  END \$\$;
-  CREATE EXTENSION pg_clarify;
-  CREATE SCHEMA fault;
-  CREATE TABLE fault.orders AS SELECT g AS id, g * 1.5 AS booked_amount, g * 1.4 AS invoiced_amount FROM generate_series(1, 1000) g;
-  ALTER TABLE fault.orders ADD PRIMARY KEY (id);
-  GRANT USAGE ON SCHEMA fault TO regress_fault_agent;
-  GRANT SELECT ON fault.orders TO regress_fault_agent;
-  INSERT INTO clarify.concepts (id, kind, label, status) VALUES
-    ('metric.booked', 'metric', 'Booked revenue', 'approved'),
-    ('metric.invoiced', 'metric', 'Invoiced revenue', 'approved');
-  INSERT INTO clarify.concept_columns VALUES ('metric.booked', 'fault.orders', 'booked_amount'),
-                                             ('metric.invoiced', 'fault.orders', 'invoiced_amount');
-  INSERT INTO clarify.terms VALUES ('revenue', 'metric.booked'), ('revenue', 'metric.invoiced');
-  INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES ('revenue', 'metric.booked', 'fault harness');
-  SELECT clarify.govern_role('regress_fault_agent');" >/dev/null
+q "$(fault_schema_sql)" >/dev/null
 
 "$PYTHON" "$here/../fault/agent_load.py" 8 4 "$out" >"$out.log" 2>&1 &
 load=$!

@@ -23,22 +23,7 @@ start_test_cluster sync_durable 55448 "shared_preload_libraries = 'pg_clarify'" 
 export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=postgres FAULT_AGENT=regress_fault_agent
 q() { "$PG_BINDIR/psql" -X -qAt -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 
-q "
-  CREATE ROLE regress_fault_agent LOGIN;
-  CREATE EXTENSION pg_clarify;
-  CREATE SCHEMA fault;
-  CREATE TABLE fault.orders AS SELECT g AS id, g * 1.5 AS booked_amount, g * 1.4 AS invoiced_amount FROM generate_series(1, 1000) g;
-  ALTER TABLE fault.orders ADD PRIMARY KEY (id);
-  GRANT USAGE ON SCHEMA fault TO regress_fault_agent;
-  GRANT SELECT ON fault.orders TO regress_fault_agent;
-  INSERT INTO clarify.concepts (id, kind, label, status) VALUES
-    ('metric.booked', 'metric', 'Booked revenue', 'approved'),
-    ('metric.invoiced', 'metric', 'Invoiced revenue', 'approved');
-  INSERT INTO clarify.concept_columns VALUES ('metric.booked', 'fault.orders', 'booked_amount'),
-                                             ('metric.invoiced', 'fault.orders', 'invoiced_amount');
-  INSERT INTO clarify.terms VALUES ('revenue', 'metric.booked'), ('revenue', 'metric.invoiced');
-  INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES ('revenue', 'metric.booked', 'durability harness');
-  SELECT clarify.govern_role('regress_fault_agent');" >/dev/null
+q "$(fault_schema_sql)" >/dev/null
 
 # Every answered question id has exactly one row; no decision id is there twice.
 check_answered() {

@@ -35,6 +35,33 @@ as_cluster_owner() { as_owner "$@"; }
 # The setting that forces parallel plans for testing (force_parallel_mode until 15).
 PARALLEL_DEBUG=$(parallel_debug_setting)
 
+# fault_schema_sql: the schema the fault and durability tests load with agent_load.py: the agent
+# role regress_fault_agent (kept if it exists), fault.orders with a booked and an invoiced
+# revenue, the term `revenue` defaulting to booked. Needs the library preloaded.
+fault_schema_sql() {
+    cat <<'SQL'
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'regress_fault_agent') THEN
+    CREATE ROLE regress_fault_agent LOGIN;
+  END IF;
+END $$;
+CREATE EXTENSION pg_clarify;
+CREATE SCHEMA fault;
+CREATE TABLE fault.orders AS SELECT g AS id, g * 1.5 AS booked_amount, g * 1.4 AS invoiced_amount FROM generate_series(1, 1000) g;
+ALTER TABLE fault.orders ADD PRIMARY KEY (id);
+GRANT USAGE ON SCHEMA fault TO regress_fault_agent;
+GRANT SELECT ON fault.orders TO regress_fault_agent;
+INSERT INTO clarify.concepts (id, kind, label, status) VALUES
+  ('metric.booked', 'metric', 'Booked revenue', 'approved'),
+  ('metric.invoiced', 'metric', 'Invoiced revenue', 'approved');
+INSERT INTO clarify.concept_columns VALUES ('metric.booked', 'fault.orders', 'booked_amount'),
+                                           ('metric.invoiced', 'fault.orders', 'invoiced_amount');
+INSERT INTO clarify.terms VALUES ('revenue', 'metric.booked'), ('revenue', 'metric.invoiced');
+INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES ('revenue', 'metric.booked', 'fault harness');
+SELECT clarify.govern_role('regress_fault_agent');
+SQL
+}
+
 # start_test_cluster NAME PORT [postgresql.conf lines...]: a throwaway cluster in a new directory
 # ($dir, $port), on a Unix socket only, without the library unless a line preloads it; stopped
 # and removed at exit, after the test's own before_cluster_stop if it defines one.
