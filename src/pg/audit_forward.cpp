@@ -46,7 +46,12 @@ enum class Waited { Ready, TimedOut, Stopping };
 
 // Waits for the socket (events: WL_SOCKET_*), the latch or the deadline; serves interrupts and
 // reloads on the way.
+// Set while the writer, asked to stop, sends what is queued one last time (forward_before_exit):
+// waits then end at this deadline instead of at the stop request.
+TimestampTz exit_deadline = 0;
+
 Waited wait_socket(int events, TimestampTz deadline) {
+    if (exit_deadline) deadline = Min(deadline, exit_deadline);
     for (;;) {
         long ms = pg_guard(
             [&] { return TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline); });
@@ -66,7 +71,7 @@ Waited wait_socket(int events, TimestampTz deadline) {
             }
             return got;
         });
-        if (ShutdownRequestPending) return Waited::Stopping;
+        if (ShutdownRequestPending && !exit_deadline) return Waited::Stopping;
         if (rc & events) return Waited::Ready;
     }
 }
@@ -257,6 +262,15 @@ const char *not_forwarded_reason() {
     return reason.c_str();
 }
 
+void forward_before_exit(AuditSlot *slot, std::vector<char> &buffer) {
+    constexpr long kExitFlushMs = 2000;
+    exit_deadline =
+        pg_guard([] { return TimestampTzPlusMilliseconds(GetCurrentTimestamp(), kExitFlushMs); });
+    retry_at = 0;  // no back-off now: this is the last chance
+    (void)forward(slot, buffer);
+    forward_close();
+}
+
 void forward_close() {
     if (conn) PQfinish(conn);
     conn = nullptr;
@@ -280,7 +294,10 @@ long forward(AuditSlot *slot, std::vector<char> &buffer) {
         std::string why;
         Sent sent =
             run_query("SET synchronous_commit TO on", 0, nullptr, nullptr, nullptr, nullptr, &why);
-        if (sent == Sent::Stopping) return 0;
+        if (sent == Sent::Stopping) {
+            forward_close();  // a query may be under way: the last attempt starts afresh
+            return 0;
+        }
         if (sent != Sent::Acknowledged) {
             fail(slot, (sent == Sent::Refused ? "refused: " : "lost: ") + why);
             return -1;
@@ -324,7 +341,10 @@ long forward(AuditSlot *slot, std::vector<char> &buffer) {
         std::string why;
         Sent sent = run_query("SELECT clarify.audit_ingest($1, $2)", 2, types, values, lengths,
                               formats, &why);
-        if (sent == Sent::Stopping) return 0;
+        if (sent == Sent::Stopping) {
+            forward_close();  // a query may be under way: the last attempt starts afresh
+            return 0;
+        }
         if (sent != Sent::Acknowledged) {
             bool refused = sent == Sent::Refused;
             fail(slot, (refused ? "refused: " : "lost: ") + why, refused);

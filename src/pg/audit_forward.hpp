@@ -30,6 +30,10 @@ const char *not_forwarded_reason();
 // primary could not be reached or refused them (they stay queued; the caller backs off).
 long forward(AuditSlot *slot, std::vector<char> &buffer);
 
+// The writer was asked to stop: sends what is queued once more, waiting at most 2 s, so that a
+// standby's shutdown does not drop its async decisions when the primary is reachable.
+void forward_before_exit(AuditSlot *slot, std::vector<char> &buffer);
+
 // Closes the connection to the primary (the server was promoted, or the writer leaves).
 void forward_close();
 

@@ -79,7 +79,10 @@ void writer_loop(Oid database) {
         if (!forwarding) forward_close();
         bool replayed = forwarding || replay_step(slot);
         long written = forwarding ? forward(slot, buffer) : drain(slot, buffer);
-        if (ShutdownRequestPending) return;
+        if (ShutdownRequestPending) {
+            if (forwarding) forward_before_exit(slot, buffer);
+            return;
+        }
         TimestampTz now = pg_guard([] { return GetCurrentTimestamp(); });
         if (written != 0) last_work = now;
         // Forwarding backs off by itself (audit_forward.cpp): a sync decision's latch set

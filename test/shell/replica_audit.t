@@ -6,7 +6,7 @@
 # a role without the ingest grant is refused (logged once); a promoted standby audits locally.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 30
+plan 31
 
 start_test_cluster replica_primary 55471 "shared_preload_libraries = 'pg_clarify'" \
     "cluster_name = 'regress_primary'" "wal_level = replica" "max_wal_senders = 4"
@@ -162,6 +162,19 @@ for _ in $(seq 1 100); do
 done
 equals "resend: the batch sent again is written once" \
     "$(pq "SELECT count(*) FROM clarify.audit WHERE question_id = 'q_resend'")" "1"
+
+# A standby shut down (fast) with async decisions queued sends them before its writer leaves: the
+# primary refuses them until a grant arrives, and the shutdown follows the grant at once.
+set_standby "pg_clarify.audit_conninfo = 'host=$dir port=$port user=regress_not_granted'"
+out=$(agent_read standby_psql_as q_shutdown)
+sleep 3  # the writer's back-off is at its longest (2 s): its own retry is unlikely to come first
+pq "GRANT EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) TO regress_not_granted" >/dev/null
+as_owner "$PG_BINDIR/pg_ctl" -D "$sdir/data" -m fast -w stop >/dev/null 2>&1
+equals "shutdown: the async decision queued on the standby reached the primary first" \
+    "$(primary_row q_shutdown)" "regress_standby|allowed"
+pq "REVOKE EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) FROM regress_not_granted" >/dev/null
+as_owner "$PG_BINDIR/pg_ctl" -D "$sdir/data" -l "$sdir/server.log" -w -t 60 start >/dev/null 2>&1
+set_standby "pg_clarify.audit_conninfo = 'host=$dir port=$port user=regress_forwarder'"
 
 # Promotion: the promoted standby audits locally, with its own origin.
 as_owner "$PG_BINDIR/pg_ctl" -D "$sdir/data" -w promote >/dev/null 2>&1
