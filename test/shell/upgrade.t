@@ -112,6 +112,9 @@ out=$(as_agent "$old" "$confirmed_record" \
     "SELECT r ->> 'decision', r ->> 'source', r -> 'confirmed_by' FROM clarify.resolve('revenue') r")
 equals "on the 1.0 catalog resolve() resolves it without naming who confirmed" "$out" "RESOLVED|user_confirmation|null"
 # Grain works without the 1.1 columns: every metric additive, no declared keys, fan-outs refused.
+# check() plans as the role the 1.1 scripts create; a fresh cluster that only ran 1.0 has none.
+q "$old" "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'clarify_check') THEN
+          CREATE ROLE clarify_check NOLOGIN NOINHERIT; END IF; END \$\$" >/dev/null
 out=$(as_agent "$old" "$confirmed_record" \
     "SELECT clarify.check('SELECT sum(i.invoiced_amount) FROM sales.invoices i JOIN sales.invoices j ON j.order_id = i.order_id') ->> 'state'")
 equals "on the 1.0 catalog a fan-out is GRAIN" "$out" "GRAIN"
