@@ -184,16 +184,20 @@ void claim_origin(const std::string &origin, uint32 node) {
         Datum values[3] = {
             PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size()))),
             Int16GetDatum(int16(node)), ObjectIdGetDatum(GetSessionUserId())};
-        int rc = SPI_execute_with_args(
-            "INSERT INTO clarify.audit_origins (origin, node, forwarded_by) "
-            "VALUES ($1, $2, $3::pg_catalog.regrole) ON CONFLICT DO NOTHING",
-            3, types, values, nullptr, false, 0);
-        if (rc != SPI_OK_INSERT) elog(ERROR, "registering the origin failed");
-        rc = SPI_execute_with_args(
+        // The origin's row, or else the row holding its node; registered first when neither is.
+        const char *read =
             "SELECT origin, forwarded_by::pg_catalog.oid FROM clarify.audit_origins "
             "WHERE origin OPERATOR(pg_catalog.=) $1 OR node OPERATOR(pg_catalog.=) $2 "
-            "ORDER BY origin OPERATOR(pg_catalog.=) $1 DESC LIMIT 1",
-            2, types, values, nullptr, false, 0);
+            "ORDER BY origin OPERATOR(pg_catalog.=) $1 DESC LIMIT 1";
+        int rc = SPI_execute_with_args(read, 2, types, values, nullptr, false, 0);
+        if (rc == SPI_OK_SELECT && SPI_processed == 0) {
+            rc = SPI_execute_with_args(
+                "INSERT INTO clarify.audit_origins (origin, node, forwarded_by) "
+                "VALUES ($1, $2, $3::pg_catalog.regrole) ON CONFLICT DO NOTHING",
+                3, types, values, nullptr, false, 0);
+            if (rc != SPI_OK_INSERT) elog(ERROR, "registering the origin failed");
+            rc = SPI_execute_with_args(read, 2, types, values, nullptr, false, 0);
+        }
         if (rc != SPI_OK_SELECT || SPI_processed != 1) elog(ERROR, "reading the origin failed");
         char *name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
         bool isnull = false;
