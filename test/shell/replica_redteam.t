@@ -6,7 +6,7 @@
 # granted role cannot write as another standby; an agent cannot read the conninfo.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 17
+plan 20
 
 start_test_cluster replica_redteam 55477 "shared_preload_libraries = 'pg_clarify'" \
     "cluster_name = 'regress_primary'" "wal_level = replica" "max_wal_senders = 4"
@@ -81,6 +81,33 @@ contains "an origin of 100 MB is refused" \
 equals "no origin: NULL, and the registry holds only the real standby" \
     "$(fwd "SELECT clarify.audit_ingest(NULL, '\\x'::bytea) IS NULL, (SELECT 1)")|$(pq "SELECT string_agg(origin, ',') FROM clarify.audit_origins")" \
     "t|1|regress_standby"
+
+# clarify.approval_wait keeps to its timeout while clarify.approvals is locked (by the owner here;
+# on a standby by a replayed lock): a look that cannot take its lock is tried again later. The
+# caller is a role that may read approvals, not gated (a gated session's statements wait for the
+# catalog tables' locks as any query does).
+approval=$(pq "INSERT INTO clarify.terms VALUES ('revenue', 'metric.booked');
+  CREATE ROLE regress_reader LOGIN; GRANT SELECT ON clarify.approvals TO regress_reader;
+  SELECT clarify.confirm('q_wait', 'revenue', 'metric.booked', 'regress_replica_agent', 'alice')" | tail -1)
+psql_as postgres -c "BEGIN" -c "LOCK TABLE clarify.approvals IN ACCESS EXCLUSIVE MODE" \
+    -c "SELECT pg_sleep(4)" -c "COMMIT" >/dev/null &
+locker=$!
+for _ in $(seq 1 50); do
+    [[ $(pq "SELECT count(*) FROM pg_locks WHERE relation = 'clarify.approvals'::regclass AND mode = 'AccessExclusiveLock' AND granted") == 1 ]] && break
+    sleep 0.05
+done
+out=$(psql_as regress_reader -c "SELECT w, round(extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000)
+          FROM (SELECT clarify.approval_wait($approval, '0.5 s') AS w OFFSET 0) s")
+wait "$locker"
+equals "approval_wait under a lock: false, not the approval after the lock" "${out%%|*}" "f"
+waited=${out##*|}
+if [[ $waited =~ ^[0-9]+$ ]] && ((waited < 2500)); then
+    pass "approval_wait under a lock: within its timeout (${waited} ms of 500)"
+else
+    fail "approval_wait under a lock: within its timeout" "took ${waited} ms"
+fi
+equals "approval_wait after the lock: true" \
+    "$(psql_as regress_reader -c "SELECT clarify.approval_wait($approval, '0.5 s')")" "t"
 
 # The standby renamed to a colliding cluster_name: its governed reads fail closed in sync mode,
 # and its log says why.
