@@ -1054,3 +1054,23 @@ REVOKE ALL ON FUNCTION clarify.audit_ingest(text, bytea) FROM PUBLIC;
 
 COMMENT ON FUNCTION clarify.audit_ingest(text, bytea) IS
     'Writes the decisions a standby''s audit writer forwards (the owner grants it to the standbys'' role); returns how many were new.';
+
+--------------------------------------------------------------------------------------------------
+-- Read replicas (2): each forwarding origin holds its decision id node alone
+--------------------------------------------------------------------------------------------------
+
+-- Decision ids carry an 8-bit node hashed from the origin: two standbys whose origins hash to one
+-- node could hand out the same id, so the ingest registers each origin's node here and refuses an
+-- origin whose node another holds. An origin is bound to the role that first forwarded it, so a
+-- second standby's credential cannot write as the first (docs/dba-guide.md, "Read replicas").
+CREATE TABLE clarify.audit_origins (
+    origin        text PRIMARY KEY,
+    node          smallint NOT NULL UNIQUE CHECK (node BETWEEN 0 AND 255),
+    forwarded_by  regrole NOT NULL,
+    registered_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+REVOKE ALL ON clarify.audit_origins FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_origins', '');
+
+COMMENT ON TABLE clarify.audit_origins IS
+    'The origins standbys forward decisions from, each with its decision id node (unique) and the role that forwards it; the owner deletes a row to let an origin move to another node or role.';

@@ -13,6 +13,7 @@
 extern "C" {
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -20,6 +21,7 @@ extern "C" {
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
@@ -165,6 +167,63 @@ void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
         batch.end());
 }
 
+// Registers the origin's node and the calling role (clarify.audit_origins), or refuses: ids of two
+// origins sharing a node could collide, and a role other than the origin's could write as it.
+void claim_origin(const std::string &origin, uint32 node) {
+    char holder[kMaxOriginBytes + 1] = "";
+    Oid bound_to = InvalidOid;
+    bool holds_node = false;
+    pg_guard([&] {
+        if (!OidIsValid(get_relname_relid("audit_origins", get_namespace_oid("clarify", false))))
+            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                            errmsg("pg_clarify refuses the forwarded audit batch: this database's "
+                                   "catalog has no clarify.audit_origins"),
+                            errhint("ALTER EXTENSION pg_clarify UPDATE on the primary.")));
+        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
+        Oid types[3] = {TEXTOID, INT2OID, OIDOID};
+        Datum values[3] = {
+            PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size()))),
+            Int16GetDatum(int16(node)), ObjectIdGetDatum(GetSessionUserId())};
+        // The origin's row, or else the row holding its node; registered first when neither is.
+        const char *read =
+            "SELECT origin, forwarded_by::pg_catalog.oid FROM clarify.audit_origins "
+            "WHERE origin OPERATOR(pg_catalog.=) $1 OR node OPERATOR(pg_catalog.=) $2 "
+            "ORDER BY origin OPERATOR(pg_catalog.=) $1 DESC LIMIT 1";
+        int rc = SPI_execute_with_args(read, 2, types, values, nullptr, false, 0);
+        if (rc == SPI_OK_SELECT && SPI_processed == 0) {
+            rc = SPI_execute_with_args(
+                "INSERT INTO clarify.audit_origins (origin, node, forwarded_by) "
+                "VALUES ($1, $2, $3::pg_catalog.regrole) ON CONFLICT DO NOTHING",
+                3, types, values, nullptr, false, 0);
+            if (rc != SPI_OK_INSERT) elog(ERROR, "registering the origin failed");
+            rc = SPI_execute_with_args(read, 2, types, values, nullptr, false, 0);
+        }
+        if (rc != SPI_OK_SELECT || SPI_processed != 1) elog(ERROR, "reading the origin failed");
+        char *name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+        bool isnull = false;
+        bound_to = DatumGetObjectId(
+            SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+        holds_node = name && strcmp(name, origin.c_str()) == 0;
+        strlcpy(holder, name ? name : "", sizeof(holder));
+        SPI_finish();
+    });
+    if (!holds_node)
+        throw ReportedError(ERRCODE_UNIQUE_VIOLATION,
+                            "pg_clarify refuses the forwarded audit batch: the origin \"" + origin +
+                                "\" has decision id node " + std::to_string(node) +
+                                ", which the origin \"" + holder + "\" holds",
+                            "Decision ids of two origins with one node could collide.",
+                            std::string("Give this standby another cluster_name (or delete \"") +
+                                holder + "\" from clarify.audit_origins if that server is gone).");
+    if (bound_to != GetSessionUserId())
+        throw ReportedError(ERRCODE_INSUFFICIENT_PRIVILEGE,
+                            "pg_clarify refuses the forwarded audit batch: the origin \"" + origin +
+                                "\" forwards as another role",
+                            "Each origin is bound to the role that first forwarded its decisions.",
+                            "Use that role in this standby's pg_clarify.audit_conninfo, or delete "
+                            "the origin from clarify.audit_origins to bind it anew.");
+}
+
 int64 ingest(const std::string &origin, const char *bytes, size_t size) {
 #ifdef __GLIBC__
     // The connection is a standby writer's: its batches (a few MB with their arrays) would be
@@ -180,12 +239,18 @@ int64 ingest(const std::string &origin, const char *bytes, size_t size) {
         refuse("this server is a standby itself; forward to the primary");
     if (origin.empty() || origin.size() > kMaxOriginBytes)
         refuse("the origin must be 1 to 200 bytes");
+    // Origins are cluster_names or identifier@host:port, printable ASCII both: a control character
+    // would let a caller forge lines in the primary's log and rows that look like another origin.
+    if (std::any_of(origin.begin(), origin.end(),
+                    [](unsigned char c) { return c < 32 || c > 126; }))
+        refuse("the origin must be printable ASCII, as a cluster_name is");
     if (origin == server_origin()) refuse("the origin \"" + origin + "\" is this server's own");
     if (origin_node(origin) == origin_node(server_origin()))
         refuse("the origin \"" + origin +
                "\" shares this server's decision id node; give the "
                "standby another cluster_name");
     std::vector<AuditView> batch = decode_batch(bytes, size, origin);
+    claim_origin(origin, origin_node(origin));
     // One ingest per origin at a time: a batch sent again while its first sending is still
     // being written waits for it, then finds it held.
     uint32 key = origin_node(origin) | (uint32(std::hash<std::string>{}(origin)) << 8);

@@ -13,6 +13,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -28,11 +29,20 @@ namespace {
 // Replay progress is read this often; the table is looked at again only when replay moved.
 constexpr long kReplayPollMs = 5;
 
+enum class Look { Seen, NotSeen, Locked };
+
 // One look at the approval with a snapshot taken now, so a row replayed since the statement
 // began is seen. Agents cannot read clarify.approvals: for them the row exists only when it is
-// granted to them, so the answer tells nothing about anyone else's confirmations.
-bool look_once(Oid approvals, Oid pkey, int64 approval_id) {
-    Relation rel = table_open(approvals, AccessShareLock);
+// granted to them, so the answer tells nothing about anyone else's confirmations. A table or
+// index locked by another (or by replay) is looked at again later: waiting for the lock could
+// outlast the caller's timeout.
+Look look_once(Oid approvals, Oid pkey, int64 approval_id) {
+    if (!ConditionalLockRelationOid(approvals, AccessShareLock)) return Look::Locked;
+    if (OidIsValid(pkey) && !ConditionalLockRelationOid(pkey, AccessShareLock)) {
+        UnlockRelationOid(approvals, AccessShareLock);
+        return Look::Locked;
+    }
+    Relation rel = table_open(approvals, NoLock);
     Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
     ScanKeyData key;
     ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(approval_id));
@@ -54,9 +64,10 @@ bool look_once(Oid approvals, Oid pkey, int64 approval_id) {
     systable_endscan(scan);
     UnregisterSnapshot(snapshot);
     table_close(rel, AccessShareLock);
+    if (OidIsValid(pkey)) UnlockRelationOid(pkey, AccessShareLock);
     // Nothing of this look stays registered across the wait.
     InvalidateCatalogSnapshot();
-    return seen;
+    return seen ? Look::Seen : Look::NotSeen;
 }
 
 }  // namespace
@@ -90,16 +101,18 @@ bool approval_replayed(int64 approval_id, int timeout_ms) {
         XLogRecPtr replayed = standby ? GetXLogReplayRecPtr(nullptr) : InvalidXLogRecPtr;
         if (first || !standby || replayed != looked_at) {
             MemoryContext caller = MemoryContextSwitchTo(look_context);
-            bool visible = look_once(approvals, pkey, approval_id);
+            Look look = look_once(approvals, pkey, approval_id);
             MemoryContextSwitchTo(caller);
             MemoryContextReset(look_context);
             // A primary (or a standby promoted meanwhile) has every committed row already.
-            if (visible || !standby) {
+            if (look == Look::Seen || (look == Look::NotSeen && !standby)) {
                 MemoryContextDelete(look_context);
-                return visible;
+                return look == Look::Seen;
             }
-            looked_at = replayed;
-            first = false;
+            if (look == Look::NotSeen) {
+                looked_at = replayed;
+                first = false;
+            }
         }
         long remaining = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
         if (remaining <= 0) {
