@@ -165,14 +165,14 @@ equals "resend: the batch sent again is written once" \
 
 # A standby shut down (fast) with async decisions queued sends them before its writer leaves: the
 # primary refuses them until a grant arrives, and the shutdown follows the grant at once.
-set_standby "pg_clarify.audit_conninfo = 'host=$dir port=$port user=regress_not_granted'"
+# The origin is registered to regress_forwarder: its grant is taken away and given back.
+pq "REVOKE EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) FROM regress_forwarder" >/dev/null
 out=$(agent_read standby_psql_as q_shutdown)
 sleep 3  # the writer's back-off is at its longest (2 s): its own retry is unlikely to come first
-pq "GRANT EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) TO regress_not_granted" >/dev/null
+pq "GRANT EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) TO regress_forwarder" >/dev/null
 as_owner "$PG_BINDIR/pg_ctl" -D "$sdir/data" -m fast -w stop >/dev/null 2>&1
 equals "shutdown: the async decision queued on the standby reached the primary first" \
     "$(primary_row q_shutdown)" "regress_standby|allowed"
-pq "REVOKE EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) FROM regress_not_granted" >/dev/null
 as_owner "$PG_BINDIR/pg_ctl" -D "$sdir/data" -l "$sdir/server.log" -w -t 60 start >/dev/null 2>&1
 set_standby "pg_clarify.audit_conninfo = 'host=$dir port=$port user=regress_forwarder'"
 
