@@ -1580,3 +1580,7 @@ REVOKE ALL ON FUNCTION clarify.audit_ingest(text, bytea) FROM PUBLIC;
 
 COMMENT ON FUNCTION clarify.audit_ingest(text, bytea) IS
     'Writes the decisions a standby''s audit writer forwards (the owner grants it to the standbys'' role); returns how many were new.';
+
+-- Read replicas (perf): clarify.audit_ingest() looks up the batches it already holds from a
+-- standby by origin and time; without an index that is a scan of every batch, per call.
+CREATE INDEX audit_batches_origin_idx ON clarify.audit_batches (origin, last_decided_at);

@@ -129,10 +129,9 @@ void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
             TimestampTzGetDatum(earliest), PointerGetDatum(all),
             PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size())))};
         if (!ids.empty()) {
-            // The batches' id arrays, matched here against a hash set: a filter on the unnested
-            // ids would compare each of them with every id of this batch.
-            // Prepared once per connection (a standby's writer keeps its own): not parsed and
-            // planned again for every batch.
+            // The batches' id arrays, matched here against a hash set (a filter on the unnested
+            // ids compared each of them with every id of this batch); prepared once per
+            // connection, found through the index on (origin, last_decided_at).
             static SPIPlanPtr held_ids = nullptr;
             if (!held_ids) {
                 Oid args[2] = {TIMESTAMPTZOID, TEXTOID};
@@ -152,13 +151,13 @@ void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
                 Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
                 if (isnull) continue;
                 ArrayType *array = DatumGetArrayTypeP(d);
-                Datum *held_ids = nullptr;
+                Datum *elements = nullptr;
                 bool *nulls = nullptr;
                 int count = 0;
-                deconstruct_array(array, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &held_ids,
+                deconstruct_array(array, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elements,
                                   &nulls, &count);
                 for (int k = 0; k < count; ++k) {
-                    uint64 id = uint64(DatumGetInt64(held_ids[k]));
+                    uint64 id = uint64(DatumGetInt64(elements[k]));
                     if (!nulls[k] && wanted.count(id)) held.insert(id);
                 }
             }

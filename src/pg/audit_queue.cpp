@@ -374,8 +374,8 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
             LWLockRelease(slot->lock);
             // The writer gathers a batch (it looks every kAsyncPollMs) unless the queue is
             // filling up: a sync decision is durable without it. Woken once, by the entry that
-            // fills a quarter: a wakeup per entry would cost each statement a signal (the writer
-            // looks again at once while a quarter is still pending).
+            // fills it to audit_wake_bytes(): a wakeup per entry would cost each statement a
+            // signal (the writer looks again at once while that much is still pending).
             uint64 wake_at = audit_wake_bytes(standby);
             bool filled = end - r > wake_at && w - r <= wake_at;
             if (writer && ((sync && standby) || filled)) SetLatch(writer);
