@@ -1074,3 +1074,11 @@ SELECT pg_catalog.pg_extension_config_dump('clarify.audit_origins', '');
 
 COMMENT ON TABLE clarify.audit_origins IS
     'The origins standbys forward decisions from, each with its decision id node (unique) and the role that forwards it; the owner deletes a row to let an origin move to another node or role.';
+
+--------------------------------------------------------------------------------------------------
+-- Read replicas (perf): the ingest finds the batches it holds by origin and time
+--------------------------------------------------------------------------------------------------
+
+-- clarify.audit_ingest() looks up the batches it already holds from a
+-- standby by origin and time; without an index that is a scan of every batch, per call.
+CREATE INDEX audit_batches_origin_idx ON clarify.audit_batches (origin, last_decided_at);

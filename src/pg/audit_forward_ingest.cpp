@@ -1,8 +1,8 @@
 // The primary side of forwarding: clarify.audit_ingest(origin, entries), which the standbys'
 // writers call. It accepts only what a standby's writer sends (full entries of this database,
 // ids carrying the origin's node), writes them with the writer's own code (audit_batch.cpp) in
-// the caller's transaction, committed with synchronous_commit on, and skips what it already
-// holds: a batch sent again after a lost connection is written once.
+// the caller's transaction (committed durably when a decision in the batch is sync), and skips what
+// it already holds: a batch sent again after a lost connection is written once.
 #include "pg.hpp"
 #include "audit_batch.hpp"
 #include "audit_origin.hpp"
@@ -36,6 +36,7 @@ PG_FUNCTION_INFO_V1(clarify_audit_ingest);
 #endif
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,7 @@ bool same_shape(const AuditView &a, const AuditView &b) {
 // once for a run of decisions with the same texts.
 std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::string &origin) {
     std::vector<AuditView> batch;
+    batch.reserve(size / 256 + 1);
     uint32 node = origin_node(origin);
     const AuditKey &key = audit_key();
     for (size_t pos = 0, n = 1; pos < size; ++n) {
@@ -117,6 +119,7 @@ void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
         }
     std::set<uint64> held;
     std::set<std::pair<uint64, std::string>> held_notes;
+    const std::unordered_set<uint64> wanted(ids.begin(), ids.end());
     pg_guard([&] {
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
         Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * (batch.size() + 1)));
@@ -128,16 +131,37 @@ void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
             TimestampTzGetDatum(earliest), PointerGetDatum(all),
             PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size())))};
         if (!ids.empty()) {
-            int rc = SPI_execute_with_args(
-                "SELECT u FROM clarify.audit_batches b CROSS JOIN LATERAL "
-                "pg_catalog.unnest(b.decision_ids) u WHERE b.last_decided_at >= $1 "
-                "AND b.origin OPERATOR(pg_catalog.=) $3 AND u OPERATOR(pg_catalog.=) ANY ($2)",
-                3, types, values, nullptr, true, 0);
+            // The batches' id arrays, matched here against a hash set (a filter on the unnested
+            // ids compared each of them with every id of this batch); prepared once per
+            // connection, found through the index on (origin, last_decided_at).
+            static SPIPlanPtr held_ids = nullptr;
+            if (!held_ids) {
+                Oid args[2] = {TIMESTAMPTZOID, TEXTOID};
+                SPIPlanPtr plan = SPI_prepare(
+                    "SELECT b.decision_ids FROM clarify.audit_batches b WHERE b.last_decided_at "
+                    ">= $1 AND b.origin OPERATOR(pg_catalog.=) $2",
+                    2, args);
+                if (!plan) elog(ERROR, "preparing the audit's decision id lookup failed");
+                SPI_keepplan(plan);
+                held_ids = plan;
+            }
+            Datum args[2] = {values[0], values[2]};
+            int rc = SPI_execute_plan(held_ids, args, nullptr, true, 0);
             if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's decision ids failed");
             for (uint64 i = 0; i < SPI_processed; ++i) {
                 bool isnull = false;
                 Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-                if (!isnull) held.insert(uint64(DatumGetInt64(d)));
+                if (isnull) continue;
+                ArrayType *array = DatumGetArrayTypeP(d);
+                Datum *elements = nullptr;
+                bool *nulls = nullptr;
+                int count = 0;
+                deconstruct_array(array, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elements,
+                                  &nulls, &count);
+                for (int k = 0; k < count; ++k) {
+                    uint64 id = uint64(DatumGetInt64(elements[k]));
+                    if (!nulls[k] && wanted.count(id)) held.insert(id);
+                }
             }
         }
         if (ids.size() == batch.size()) {  // no notes
@@ -251,16 +275,19 @@ int64 ingest(const std::string &origin, const char *bytes, size_t size) {
                "standby another cluster_name");
     std::vector<AuditView> batch = decode_batch(bytes, size, origin);
     claim_origin(origin, origin_node(origin));
+    bool any_sync =
+        std::any_of(batch.begin(), batch.end(), [](const AuditView &a) { return a.sync; });
     // One ingest per origin at a time: a batch sent again while its first sending is still
     // being written waits for it, then finds it held.
     uint32 key = origin_node(origin) | (uint32(std::hash<std::string>{}(origin)) << 8);
     pg_guard([&] {
         DirectFunctionCall2(pg_advisory_xact_lock_int4, Int32GetDatum(0x434c4152),
                             Int32GetDatum(int32(key)));
-        // The commit that ends this call is durable (flushed, and confirmed by synchronous
-        // standbys) before the caller hears of it, whatever the caller's own setting.
-        (void)set_config_option("synchronous_commit", "on", PGC_USERSET, PGC_S_SESSION,
-                                GUC_ACTION_LOCAL, true, 0, false);
+        // A batch with a sync decision is durable (flushed, and confirmed by synchronous
+        // standbys) before the caller hears of it, whatever the caller's own setting; one of
+        // async decisions only is committed as the writer commits those here (not waited for).
+        (void)set_config_option("synchronous_commit", any_sync ? "on" : "off", PGC_USERSET,
+                                PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
     });
     drop_held(batch, origin);
     if (batch.empty()) return 0;

@@ -299,6 +299,10 @@ uint64 audit_ring_size() {
     return queue->ring_size;
 }
 
+uint64 audit_wake_bytes(bool forwarding) {
+    return forwarding ? queue->ring_size / 2 : queue->ring_size / 4;
+}
+
 uint64 audit_pending_bytes(AuditSlot *slot) {
     return pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
 }
@@ -369,8 +373,12 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
             Latch *writer = slot->writer_latch;
             LWLockRelease(slot->lock);
             // The writer gathers a batch (it looks every kAsyncPollMs) unless the queue is
-            // filling up: a sync decision is durable without it.
-            if (writer && ((sync && standby) || (end - r) * 4 > queue->ring_size)) SetLatch(writer);
+            // filling up: a sync decision is durable without it. Woken once, by the entry that
+            // fills it to audit_wake_bytes(): a wakeup per entry would cost each statement a
+            // signal (the writer looks again at once while that much is still pending).
+            uint64 wake_at = audit_wake_bytes(standby);
+            bool filled = end - r > wake_at && w - r <= wake_at;
+            if (writer && ((sync && standby) || filled)) SetLatch(writer);
             break;
         }
         // No room. A decision, sync or async, waits for it: load never skips one. Only an entry

@@ -95,6 +95,9 @@ Oid audit_reserved_take_request(int index);
 void audit_reserved_leave(int index, Oid database);
 
 uint64 audit_ring_size();
+// How many pending bytes wake the writer before its next look: a standby's writer, whose every
+// batch costs a call and a commit on the primary, gathers more.
+uint64 audit_wake_bytes(bool forwarding);
 uint64 audit_pending_bytes(AuditSlot *slot);
 
 // For clarify.purge_audit(), while it holds its locks on the audit's texts (no batch is being

@@ -65,6 +65,9 @@ constexpr long kMaxBackoffMs = 5000;
 // Async decisions do not wake the writer: it collects them this often (the manual's "about a
 // second" of async loss is an upper bound).
 constexpr long kAsyncPollMs = 100;
+// A standby's writer looks less often: each batch it forwards is a call and a commit on the
+// primary, and a commit its standbys replay.
+constexpr long kForwardPollMs = 200;
 
 void writer_loop(Oid database) {
     AuditSlot *slot = pg_guard([&] { return audit_worker_attach(database); });
@@ -92,8 +95,11 @@ void writer_loop(Oid database) {
             TimestampDifferenceExceeds(last_work, now, kIdleExitMs) &&
             pg_guard([&] { return audit_worker_release_if_idle(slot); }))
             return;
-        long timeout = backoff ? backoff : kAsyncPollMs;
+        long timeout = backoff ? backoff : forwarding ? kForwardPollMs : kAsyncPollMs;
         if (!replayed && !backoff) timeout = 1;  // a replay goes on at once
+        // A quarter of the queue pending: the backends woke the writer once, when it filled that
+        // far (audit_submit), so it goes on at once rather than wait to be woken again.
+        if (written > 0 && audit_pending_bytes(slot) > audit_wake_bytes(forwarding)) timeout = 0;
         pg_guard([&] {
             (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
                             PG_WAIT_EXTENSION);

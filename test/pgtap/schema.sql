@@ -1,7 +1,7 @@
 -- The catalog's shape as the library and pg_dump rely on it: names, types, keys, triggers,
 -- function signatures and attributes, and the tables pg_dump must carry.
 BEGIN;
-SELECT plan(87);
+SELECT plan(88);
 
 -- Tables and their columns (the library reads these names).
 SELECT has_schema('clarify');
@@ -65,6 +65,9 @@ SELECT col_is_pk('clarify', 'approvals', 'id', 'approvals is keyed by id');
 SELECT fk_ok('clarify', 'approvals', 'concept_id', 'clarify', 'concepts', 'id');
 SELECT has_index('clarify', 'approvals', 'approvals_question_id_idx', 'question_id',
                  'approvals are found by question');
+SELECT has_index('clarify', 'audit_batches', 'audit_batches_origin_idx',
+                 ARRAY['origin', 'last_decided_at'],
+                 'a standby''s batches are found by origin and time (audit_ingest)');
 
 SELECT columns_are('clarify', 'agent_roles', ARRAY['agent_role', 'added_at']);
 SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'regrole', 'agent_roles.agent_role is regrole');

@@ -6,7 +6,7 @@
 # a role without the ingest grant is refused (logged once); a promoted standby audits locally.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 31
+plan 32
 
 start_test_cluster replica_primary 55471 "shared_preload_libraries = 'pg_clarify'" \
     "cluster_name = 'regress_primary'" "wal_level = replica" "max_wal_senders = 4"
@@ -137,10 +137,23 @@ equals "no grant: the refusal is logged once" \
     "$(grep -c 'refused: ERROR:  permission denied for function audit_ingest' "$sdir/server.log")" "1"
 
 # A batch sent again after its acknowledgement was lost is written once: the primary commits it
-# and waits for a synchronous standby that never answers; that session is then terminated, and
-# the standby's writer, having heard nothing, reconnects and sends the same batch again.
+# and waits for a synchronous standby that never answers (a sync decision's batch; one of async
+# decisions only is not waited for); that session is then terminated, and the standby's writer,
+# having heard nothing, reconnects and sends the same batch again.
 set_standby "pg_clarify.audit_conninfo = 'host=$dir port=$port user=regress_forwarder'"
+# Async decisions only: their batch is committed without waiting for the synchronous standby
+# (as the primary's own writer commits async decisions), so it arrives while that one is away.
 set_standby "pg_clarify.audit_mode = 'async'"
+until_primary_has q_refused_2 >/dev/null
+pq "ALTER SYSTEM SET synchronous_standby_names = 'regress_nobody'" >/dev/null
+pq "SELECT pg_reload_conf()" >/dev/null
+sleep 0.3
+out=$(agent_read standby_psql_as q_async_nowait)
+equals "async: the batch is not held by a synchronous standby that never answers" \
+    "$(until_primary_has q_async_nowait)" "regress_standby|allowed"
+pq "ALTER SYSTEM RESET synchronous_standby_names" >/dev/null
+pq "SELECT pg_reload_conf()" >/dev/null
+set_standby "pg_clarify.audit_mode = 'sync'"
 until_primary_has q_refused_2 >/dev/null
 pq "ALTER SYSTEM SET synchronous_standby_names = 'regress_nobody'" >/dev/null
 pq "SELECT pg_reload_conf()" >/dev/null
@@ -165,6 +178,7 @@ equals "resend: the batch sent again is written once" \
 
 # A standby shut down (fast) with async decisions queued sends them before its writer leaves: the
 # primary refuses them until a grant arrives, and the shutdown follows the grant at once.
+set_standby "pg_clarify.audit_mode = 'async'"
 # The origin is registered to regress_forwarder: its grant is taken away and given back.
 pq "REVOKE EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) FROM regress_forwarder" >/dev/null
 out=$(agent_read standby_psql_as q_shutdown)
