@@ -47,9 +47,10 @@ restart_standby_as() {
     as_owner "$PG_BINDIR/pg_ctl" -D "$sdir/data" -l "$sdir/server.log" -w -t 60 restart >/dev/null 2>&1
 }
 
-# An agent cannot read the conninfo (it may hold a password), by SHOW or by pg_settings.
+# An agent cannot read the conninfo (it may hold a password), by SHOW or by pg_settings (15 says
+# "must be superuser ... to examine", 16+ "permission denied to examine").
 contains "an agent cannot SHOW pg_clarify.audit_conninfo" \
-    "$(standby_psql_as regress_replica_agent -c "SHOW pg_clarify.audit_conninfo")" "must be superuser"
+    "$(standby_psql_as regress_replica_agent -c "SHOW pg_clarify.audit_conninfo")" "to examine"
 equals "nor find it in pg_settings" \
     "$(standby_psql_as regress_replica_agent -c "SELECT count(*) FROM pg_settings WHERE name = 'pg_clarify.audit_conninfo'")" "0"
 
