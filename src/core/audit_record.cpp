@@ -39,9 +39,9 @@ void put_hash(std::string &out, const AuditHash &h) {
     put(out, h.hi);
 }
 
-void put_text(std::string &out, const std::string &s) {
+void put_text(std::string &out, std::string_view s) {
     put<std::uint32_t>(out, static_cast<std::uint32_t>(s.size()));
-    out += s;
+    out.append(s.data(), s.size());
 }
 
 class Reader {
@@ -84,7 +84,9 @@ constexpr std::uint8_t kShortEntry = 1;
 }  // namespace
 
 namespace {
-void put_fixed(const AuditRecord &a, std::string &out, std::uint8_t flags) {
+// Writes the fixed part of an AuditRecord or an AuditView.
+template <typename Entry>
+void put_fixed(const Entry &a, std::string &out, std::uint8_t flags) {
     put(out, kFormat);
     put(out, a.decision_id);
     put(out, a.decided_at);
@@ -119,6 +121,22 @@ void encode_short(const AuditRecord &a, std::string &out) {
     if (!can_encode_short(a)) throw AuditFormatError("a short audit entry needs its hashes");
     put_fixed(a, out, kShortEntry);
     put_text(out, a.question_id);
+}
+
+bool can_encode_short(const AuditView &a) {
+    return !a.is_short && a.note.empty() && a.statement_hash && a.shape_hash &&
+           (a.record.empty() ? a.record_hash.none() : !a.record_hash.none());
+}
+
+void encode_short(const AuditView &a, std::string &out) {
+    if (!can_encode_short(a)) throw AuditFormatError("a short audit entry needs its hashes");
+    put_fixed(a, out, kShortEntry);
+    put_text(out, a.question_id);
+}
+
+bool same_shape(const AuditView &a, const AuditView &b) {
+    return a.allowed == b.allowed && a.state == b.state && a.reason == b.reason &&
+           a.columns == b.columns && a.bindings == b.bindings && a.payload == b.payload;
 }
 
 void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t decided_at) {

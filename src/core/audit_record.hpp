@@ -87,6 +87,13 @@ void encode(const AuditRecord &record, std::string &out);
 // Needs the statement and shape hashes, and the record's when there is a record; never a note.
 bool can_encode_short(const AuditRecord &record);
 void encode_short(const AuditRecord &record, std::string &out);
+// The same for an entry read in place (a full one: the standby's writer sends the short form of a
+// decision whose texts went in full earlier in the same batch).
+bool can_encode_short(const AuditView &entry);
+void encode_short(const AuditView &entry, std::string &out);
+// Whether two decisions have the same shape (what the shape's identity covers: allowed, state,
+// reason, columns, bindings, payload).
+bool same_shape(const AuditView &a, const AuditView &b);
 // Rewrites the decision id and time of an entry encode() or encode_short() made, in place: a
 // statement run again with the same decision differs in nothing else.
 void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t decided_at);

@@ -5,6 +5,7 @@
 #include "audit_forward.hpp"
 #include "audit_origin.hpp"
 #include "audit_record.hpp"
+#include "forward_batch.hpp"
 #include "boundary.hpp"
 #include "settings.hpp"
 
@@ -20,7 +21,6 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
-#include <arpa/inet.h>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -312,31 +312,29 @@ long forward(AuditSlot *slot, std::vector<char> &buffer) {
         pg_guard([&] { return audit_worker_peek(slot, scratch, cap, &from, &bytes); });
     if (bytes == 0) return 0;
     // Each entry checked as the primary will check it; one that does not decode is counted and
-    // left out. Framed as a 4-byte length (network order) and the entry.
-    std::string frames;
-    frames.reserve(bytes);
-    uint64 decisions = 0, malformed = 0;
+    // left out. Each text goes once per batch: later decisions with the same texts go short.
+    ForwardedFrames frames;
+    uint64 malformed = 0;
     for (uint64 pos = 0; pos < bytes;) {
         uint32 length;
         memcpy(&length, ring + pos, sizeof(uint32));
         std::string_view entry(ring + pos + sizeof(uint32), length);
         pos += sizeof(uint32) + length;
+        AuditView view;
         try {
-            (void)decode_view(entry);
+            view = decode_view(entry);
         } catch (const AuditFormatError &) {
             ++malformed;
             continue;
         }
-        uint32 be = htonl(length);
-        frames.append(reinterpret_cast<const char *>(&be), sizeof(be));
-        frames.append(entry);
-        ++decisions;
+        frames.add(entry, view);
     }
+    uint64 decisions = frames.entries();
     if (decisions > 0) {
         const std::string &origin = server_origin();
         Oid types[2] = {TEXTOID, BYTEAOID};
-        const char *values[2] = {origin.c_str(), frames.data()};
-        int lengths[2] = {0, static_cast<int>(frames.size())};
+        const char *values[2] = {origin.c_str(), frames.bytes().data()};
+        int lengths[2] = {0, static_cast<int>(frames.bytes().size())};
         int formats[2] = {0, 1};
         std::string why;
         Sent sent = run_query("SELECT clarify.audit_ingest($1, $2)", 2, types, values, lengths,

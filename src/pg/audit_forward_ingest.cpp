@@ -7,6 +7,7 @@
 #include "audit_batch.hpp"
 #include "audit_origin.hpp"
 #include "audit_record.hpp"
+#include "forward_batch.hpp"
 #include "boundary.hpp"
 #include "shared_memory.hpp"
 
@@ -28,7 +29,6 @@ extern "C" {
 PG_FUNCTION_INFO_V1(clarify_audit_ingest);
 }
 
-#include <arpa/inet.h>
 #include <algorithm>
 #include <cstring>
 #ifdef __GLIBC__
@@ -52,56 +52,53 @@ constexpr size_t kMaxOriginBytes = 200;
                         "Only a standby's pg_clarify audit writer sends these batches.");
 }
 
-// Whether two decisions have the same shape (what the shape's identity covers).
-bool same_shape(const AuditView &a, const AuditView &b) {
-    return a.allowed == b.allowed && a.state == b.state && a.reason == b.reason &&
-           a.columns == b.columns && a.bindings == b.bindings && a.payload == b.payload;
-}
-
-// Splits the frames (a 4-byte length in network order, then the entry) and decodes each entry in
-// place (views into `bytes`). Identities are this server's, never the sender's: computed here,
-// once for a run of decisions with the same texts.
+// Splits the frames and decodes each entry in place (views into `bytes`), gives short entries the
+// texts earlier entries of the batch carried (forward_batch.hpp). Identities are this server's,
+// never the sender's: computed here, once for a run of decisions with the same texts.
 std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::string &origin) {
     std::vector<AuditView> batch;
-    batch.reserve(size / 256 + 1);
+    try {
+        batch = split_frames(std::string_view(bytes, size));
+    } catch (const AuditFormatError &e) {
+        refuse(e.what());
+    }
     uint32 node = origin_node(origin);
-    const AuditKey &key = audit_key();
-    for (size_t pos = 0, n = 1; pos < size; ++n) {
-        uint32 be;
-        if (size - pos < sizeof(be)) refuse("entry " + std::to_string(n) + " is cut short");
-        memcpy(&be, bytes + pos, sizeof(be));
-        size_t length = ntohl(be);
-        pos += sizeof(be);
-        if (size - pos < length) refuse("entry " + std::to_string(n) + " is cut short");
-        AuditView a;
-        try {
-            a = decode_view(std::string_view(bytes + pos, length));
-        } catch (const AuditFormatError &e) {
-            refuse("entry " + std::to_string(n) + " is malformed: " + e.what());
-        }
-        pos += length;
-        if (a.is_short) refuse("entry " + std::to_string(n) + " is a short entry");
+    for (size_t n = 0; n < batch.size(); ++n) {
+        const AuditView &a = batch[n];
         if (a.database != MyDatabaseId)
-            refuse("entry " + std::to_string(n) + " was decided in another database");
+            refuse("entry " + std::to_string(n + 1) + " was decided in another database");
         if ((a.decision_id & 0xFF) != node)
             refuse("decision " + std::to_string(a.decision_id) + " was not made at origin \"" +
                    origin + "\"");
-        const AuditView *last = batch.empty() ? nullptr : &batch.back();
+    }
+    if (std::string why = resolve_short_entries(batch); !why.empty()) refuse(why);
+    const AuditKey &key = audit_key();
+    // Same bytes: the same view, for the entries a short entry was resolved against.
+    auto same = [](std::string_view x, std::string_view y) {
+        return (x.data() == y.data() && x.size() == y.size()) || x == y;
+    };
+    const AuditView *last = nullptr;
+    for (AuditView &a : batch) {
         if (a.note.empty()) {
-            a.statement_hash = last && last->statement == a.statement && last->statement_hash
+            a.statement_hash = last && same(last->statement, a.statement) && last->statement_hash
                                    ? last->statement_hash
                                    : content_hash(key, "statement", a.statement);
             a.record_hash = a.record.empty() ? AuditHash{}
-                            : last && last->record == a.record && last->record_hash
+                            : last && same(last->record, a.record) && last->record_hash
                                 ? last->record_hash
                                 : content_hash(key, "record", a.record);
-            a.shape_hash = last && last->note.empty() && same_shape(*last, a) && last->shape_hash
+            a.shape_hash = last && last->note.empty() && last->shape_hash &&
+                                   last->allowed == a.allowed && last->state == a.state &&
+                                   same(last->reason, a.reason) &&
+                                   same(last->columns, a.columns) &&
+                                   same(last->bindings, a.bindings) &&
+                                   same(last->payload, a.payload)
                                ? last->shape_hash
                                : shape_hash_of(key, a);
         } else {
             a.statement_hash = a.record_hash = a.shape_hash = AuditHash{};
         }
-        batch.push_back(a);
+        last = &a;
     }
     return batch;
 }
@@ -209,18 +206,28 @@ void claim_origin(const std::string &origin, uint32 node) {
             PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size()))),
             Int16GetDatum(int16(node)), ObjectIdGetDatum(GetSessionUserId())};
         // The origin's row, or else the row holding its node; registered first when neither is.
-        const char *read =
-            "SELECT origin, forwarded_by::pg_catalog.oid FROM clarify.audit_origins "
-            "WHERE origin OPERATOR(pg_catalog.=) $1 OR node OPERATOR(pg_catalog.=) $2 "
-            "ORDER BY origin OPERATOR(pg_catalog.=) $1 DESC LIMIT 1";
-        int rc = SPI_execute_with_args(read, 2, types, values, nullptr, false, 0);
+        // Prepared once per session: a standby's writer calls once per batch.
+        static SPIPlanPtr read = nullptr, insert = nullptr;
+        auto prepare = [&types](const char *sql, int nargs) {
+            SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
+            if (!plan) elog(ERROR, "preparing the origin's lookup failed");
+            SPI_keepplan(plan);
+            return plan;
+        };
+        if (!read)
+            read = prepare("SELECT origin, forwarded_by::pg_catalog.oid FROM clarify.audit_origins "
+                           "WHERE origin OPERATOR(pg_catalog.=) $1 OR node OPERATOR(pg_catalog.=) $2 "
+                           "ORDER BY origin OPERATOR(pg_catalog.=) $1 DESC LIMIT 1",
+                           2);
+        if (!insert)
+            insert = prepare("INSERT INTO clarify.audit_origins (origin, node, forwarded_by) "
+                             "VALUES ($1, $2, $3::pg_catalog.regrole) ON CONFLICT DO NOTHING",
+                             3);
+        int rc = SPI_execute_plan(read, values, nullptr, false, 0);
         if (rc == SPI_OK_SELECT && SPI_processed == 0) {
-            rc = SPI_execute_with_args(
-                "INSERT INTO clarify.audit_origins (origin, node, forwarded_by) "
-                "VALUES ($1, $2, $3::pg_catalog.regrole) ON CONFLICT DO NOTHING",
-                3, types, values, nullptr, false, 0);
+            rc = SPI_execute_plan(insert, values, nullptr, false, 0);
             if (rc != SPI_OK_INSERT) elog(ERROR, "registering the origin failed");
-            rc = SPI_execute_with_args(read, 2, types, values, nullptr, false, 0);
+            rc = SPI_execute_plan(read, values, nullptr, false, 0);
         }
         if (rc != SPI_OK_SELECT || SPI_processed != 1) elog(ERROR, "reading the origin failed");
         char *name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);

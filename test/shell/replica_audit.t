@@ -6,7 +6,7 @@
 # a role without the ingest grant is refused (logged once); a promoted standby audits locally.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 32
+plan 33
 
 start_test_cluster replica_primary 55471 "shared_preload_libraries = 'pg_clarify'" \
     "cluster_name = 'regress_primary'" "wal_level = replica" "max_wal_senders = 4"
@@ -84,6 +84,17 @@ equals "async: forwarded to the primary shortly after, with the standby's origin
 out=$(agent_read standby_psql_as q_async_wait)
 equals "async: audit_wait() on the standby returns once the primary holds the decision" \
     "$(sq "SELECT clarify.audit_wait('10 s')")|$(primary_row q_async_wait)" "t|regress_standby|allowed"
+
+# One forwarded batch carries each text once (later decisions with the same texts go short):
+# the primary gives every row its statement, record and shape all the same.
+standby_psql_as regress_replica_agent -c "SET pg_clarify.resolution = '{\"question_id\": \"q_batch\"}'" \
+    -c "SELECT booked_amount FROM shop.orders WHERE id = 7" -c "SELECT booked_amount FROM shop.orders WHERE id = 7" \
+    -c "SELECT booked_amount FROM shop.orders WHERE id = 8" -c "SELECT booked_amount FROM shop.orders WHERE id = 7" >/dev/null 2>&1
+sq "SELECT clarify.audit_wait('10 s')" >/dev/null
+equals "a batch with repeated texts: every row on the primary has its own texts" \
+    "$(pq "SELECT string_agg(concat_ws('|', substr(statement, 39), decision, record ->> 'question_id', reason <> ''), ',' ORDER BY decided_at)
+           FROM clarify.audit WHERE question_id = 'q_batch'")" \
+    "WHERE id = 7|allowed|q_batch|t,WHERE id = 7|allowed|q_batch|t,WHERE id = 8|allowed|q_batch|t,WHERE id = 7|allowed|q_batch|t"
 
 # The primary's own decisions carry its origin; ids of both are distinct by their node byte.
 out=$(agent_read psql_as q_local)

@@ -1,0 +1,47 @@
+// A forwarded batch: what a standby's audit writer sends to clarify.audit_ingest() on the primary
+// (docs/design.md, "Read replicas"). Frames of a 4-byte length (network order) and an entry. Each
+// text goes once per batch: a decision whose statement, shape and record went in full earlier in
+// the same batch is sent as its short entry, naming them by the hashes the full entry carried.
+// Those hashes are the standby's, under its own key: on the primary they are labels valid within
+// one batch, never identities (the primary computes its own from the texts).
+#pragma once
+#include "audit_hash.hpp"
+#include "audit_record.hpp"
+#include "core_guard.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+namespace clarify {
+
+class ForwardedFrames {
+  public:
+    // Appends `entry` (decoded as `view`): its short form when every text it names went in full
+    // earlier in this batch, else the entry as it is.
+    void add(std::string_view entry, const AuditView &view);
+    const std::string &bytes() const { return bytes_; }
+    std::uint64_t entries() const { return entries_; }
+    std::uint64_t shortened() const { return shortened_; }
+
+  private:
+    void frame(std::string_view entry);
+    std::string bytes_, scratch_;
+    std::unordered_set<AuditHash, AuditHashHasher> statements_, shapes_, records_;
+    std::uint64_t entries_ = 0, shortened_ = 0;
+};
+
+// Splits a forwarded batch into its entries, read in place (views into `bytes`). Throws
+// AuditFormatError naming the entry (from 1) that is cut short or malformed.
+std::vector<AuditView> split_frames(std::string_view bytes);
+
+// Gives each short entry of a forwarded batch the texts of the earlier full entry that carried
+// each hash it names, and makes it a full one (views into the same bytes). "" when every short
+// entry was resolved; else why the batch is refused: a hash no earlier entry of the batch carried,
+// a decision whose allowed or state differs from the shape it names, or a hash carried by two
+// entries with different texts.
+std::string resolve_short_entries(std::vector<AuditView> &batch);
+
+}  // namespace clarify

@@ -1,0 +1,205 @@
+// A forwarded batch (standby writer -> clarify.audit_ingest): each text once per batch, and what
+// the primary refuses in a batch whose short entries do not resolve within it.
+#include "forward_batch.hpp"
+
+#include <gtest/gtest.h>
+
+namespace clarify {
+namespace {
+
+constexpr AuditKey kStandbyKey = {0x1111111111111111ULL, 0x2222222222222222ULL};
+
+AuditRecord decision(std::uint64_t id, const std::string &statement, bool allowed = true,
+                     const std::string &record = "{\"question_id\":\"q1\"}") {
+    AuditRecord a;
+    a.decision_id = id;
+    a.decided_at = 817654321000000 + static_cast<std::int64_t>(id);
+    a.database = 16384;
+    a.session_role = 10;
+    a.acting_role = 16400;
+    a.pid = 4242;
+    a.allowed = allowed;
+    a.sync = false;
+    a.state = allowed ? State::Resolved : State::Mismatch;
+    a.question_id = "q1";
+    a.statement = statement;
+    a.reason = allowed ? "every governed column read was resolved" : "not resolved";
+    a.columns = "[\"sales.orders.booked_amount\"]";
+    a.bindings = "[]";
+    a.payload = allowed ? "" : "{\"state\":\"MISMATCH\"}";
+    a.record = record;
+    a.record_hash = record.empty() ? AuditHash{} : content_hash(kStandbyKey, "record", record);
+    a.shape_hash = shape_hash_of(kStandbyKey, a);
+    a.statement_hash = content_hash(kStandbyKey, "statement", statement);
+    return a;
+}
+
+std::string framed(const std::vector<AuditRecord> &records, std::uint64_t *shortened = nullptr) {
+    ForwardedFrames frames;
+    std::vector<std::string> entries(records.size());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        encode(records[i], entries[i]);
+        frames.add(entries[i], decode_view(entries[i]));
+    }
+    if (shortened) *shortened = frames.shortened();
+    EXPECT_EQ(frames.entries(), records.size());
+    return frames.bytes();
+}
+
+// A batch as the writer would frame it, with `entry` (encoded as given) appended.
+std::string with_frame(std::string bytes, const std::string &entry) {
+    const auto n = static_cast<std::uint32_t>(entry.size());
+    bytes += {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+              static_cast<char>(n)};
+    return bytes + entry;
+}
+
+std::string short_of(const AuditRecord &a) {
+    std::string out;
+    encode_short(a, out);
+    return out;
+}
+std::string full_of(const AuditRecord &a) {
+    std::string out;
+    encode(a, out);
+    return out;
+}
+
+TEST(ForwardBatch, SendsEachTextOncePerBatch) {
+    std::vector<AuditRecord> sent = {
+        decision(1, "SELECT 1"), decision(2, "SELECT 1"), decision(3, "SELECT 2"),
+        decision(4, "SELECT 1"), decision(5, "SELECT 1", false), decision(6, "SELECT 1", false),
+        decision(7, "SELECT 2", true, ""), decision(8, "SELECT 2", true, "")};
+    AuditRecord note = decision(9, "SELECT 1");
+    note.note = "its statement was refused";
+    note.statement_hash = note.shape_hash = note.record_hash = AuditHash{};
+    sent.push_back(note);
+    std::uint64_t shortened = 0;
+    std::string bytes = framed(sent, &shortened);
+    // Full: 1 (first), 3 (new statement), 5 (new shape), the note. Short: 2, 4, 6, and 7 and 8
+    // (no record: their statement and shape went in full already).
+    EXPECT_EQ(shortened, 5u);
+    std::vector<AuditView> got = split_frames(bytes);
+    ASSERT_EQ(got.size(), sent.size());
+    EXPECT_TRUE(got[1].is_short);
+    EXPECT_TRUE(got[3].is_short);
+    EXPECT_FALSE(got[2].is_short);
+    EXPECT_FALSE(got[4].is_short);
+    EXPECT_TRUE(got[6].is_short);
+    EXPECT_TRUE(got[7].is_short);
+    EXPECT_FALSE(got[8].is_short);
+    ASSERT_EQ(resolve_short_entries(got), "");
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        SCOPED_TRACE(i);
+        const AuditRecord &want = sent[i];
+        const AuditView &a = got[i];
+        EXPECT_FALSE(a.is_short);
+        EXPECT_EQ(a.decision_id, want.decision_id);
+        EXPECT_EQ(a.decided_at, want.decided_at);
+        EXPECT_EQ(a.allowed, want.allowed);
+        EXPECT_EQ(a.state, want.state);
+        EXPECT_EQ(a.question_id, want.question_id);
+        EXPECT_EQ(a.statement, want.statement);
+        EXPECT_EQ(a.reason, want.reason);
+        EXPECT_EQ(a.columns, want.columns);
+        EXPECT_EQ(a.bindings, want.bindings);
+        EXPECT_EQ(a.payload, want.payload);
+        EXPECT_EQ(a.record, want.record);
+        EXPECT_EQ(a.note, want.note);
+    }
+}
+
+TEST(ForwardBatch, ShortEntriesCutTheBytes) {
+    std::vector<AuditRecord> sent;
+    for (std::uint64_t id = 1; id <= 100; ++id)
+        sent.push_back(decision(id, "SELECT booked_amount FROM sales.orders WHERE id = $1"));
+    std::string all_full;
+    for (const AuditRecord &a : sent) all_full = with_frame(all_full, full_of(a));
+    std::string bytes = framed(sent);
+    EXPECT_LT(bytes.size() * 2, all_full.size());
+}
+
+TEST(ForwardBatch, RefusesShortEntriesThatDoNotResolveInTheirBatch) {
+    AuditRecord a = decision(1, "SELECT 1");
+    // A short entry first: nothing earlier carried its statement.
+    std::vector<AuditView> batch = split_frames(with_frame("", short_of(a)));
+    EXPECT_EQ(resolve_short_entries(batch),
+              "entry 1 is a short entry whose statement no earlier entry of the batch carries");
+    // Its shape from another decision than its own allowed and state say.
+    AuditRecord refused = decision(2, "SELECT 1", false);
+    AuditRecord claims = refused;
+    claims.allowed = true;
+    claims.state = State::Resolved;
+    batch = split_frames(with_frame(with_frame("", full_of(refused)), short_of(claims)));
+    EXPECT_EQ(resolve_short_entries(batch),
+              "entry 2 is a short entry whose decision differs from the shape it names");
+    // A record no earlier entry carried.
+    AuditRecord other = decision(3, "SELECT 1", true, "{\"question_id\":\"q2\"}");
+    batch = split_frames(with_frame(with_frame("", full_of(a)), short_of(other)));
+    EXPECT_EQ(resolve_short_entries(batch),
+              "entry 2 is a short entry whose record no earlier entry of the batch carries");
+    // A shape no earlier entry carried.
+    batch = split_frames(with_frame(with_frame("", full_of(a)), short_of(refused)));
+    EXPECT_EQ(resolve_short_entries(batch),
+              "entry 2 is a short entry whose shape no earlier entry of the batch carries");
+}
+
+TEST(ForwardBatch, RefusesOneHashForTwoTexts) {
+    AuditRecord a = decision(1, "SELECT 1");
+    AuditRecord b = decision(2, "SELECT 2");
+    b.statement_hash = a.statement_hash;  // a label given to another text
+    std::vector<AuditView> batch =
+        split_frames(with_frame(with_frame("", full_of(a)), full_of(b)));
+    EXPECT_EQ(resolve_short_entries(batch),
+              "entry 2 carries the statement hash of entry 1 with another statement");
+    AuditRecord c = decision(3, "SELECT 1", true, "{\"question_id\":\"q9\"}");
+    c.record_hash = a.record_hash;
+    batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(c)));
+    EXPECT_EQ(resolve_short_entries(batch),
+              "entry 2 carries the record hash of entry 1 with another record");
+    AuditRecord d = decision(4, "SELECT 1", false);
+    d.shape_hash = a.shape_hash;
+    batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(d)));
+    EXPECT_EQ(resolve_short_entries(batch),
+              "entry 2 carries the shape hash of entry 1 with another decision");
+}
+
+TEST(ForwardBatch, SplitNamesTheEntryCutShortOrMalformed) {
+    std::string one = with_frame("", full_of(decision(1, "SELECT 1")));
+    EXPECT_THROW(
+        {
+            try {
+                split_frames(one + std::string("\0\0", 2));
+            } catch (const AuditFormatError &e) {
+                EXPECT_STREQ(e.what(), "entry 2 is cut short");
+                throw;
+            }
+        },
+        AuditFormatError);
+    EXPECT_THROW(
+        {
+            try {
+                split_frames(one.substr(0, one.size() - 1));
+            } catch (const AuditFormatError &e) {
+                EXPECT_STREQ(e.what(), "entry 1 is cut short");
+                throw;
+            }
+        },
+        AuditFormatError);
+    std::string bad = full_of(decision(2, "SELECT 1"));
+    bad[0] = 'X';
+    EXPECT_THROW(
+        {
+            try {
+                split_frames(with_frame(one, bad));
+            } catch (const AuditFormatError &e) {
+                EXPECT_STREQ(e.what(), "entry 2 is malformed: unknown audit entry format");
+                throw;
+            }
+        },
+        AuditFormatError);
+    EXPECT_TRUE(split_frames("").empty());
+}
+
+}  // namespace
+}  // namespace clarify
