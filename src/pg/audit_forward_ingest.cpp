@@ -134,10 +134,13 @@ void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
             static SPIPlanPtr held_ids = nullptr;
             if (!held_ids) {
                 Oid args[2] = {TIMESTAMPTZOID, TEXTOID};
-                SPIPlanPtr plan = SPI_prepare(
+                // Planned for each call's values: a generic plan, estimating a third of the
+                // batches for last_decided_at >= $1, turns to a scan of the whole table once it
+                // is large.
+                SPIPlanPtr plan = SPI_prepare_cursor(
                     "SELECT b.decision_ids FROM clarify.audit_batches b WHERE b.last_decided_at "
                     ">= $1 AND b.origin OPERATOR(pg_catalog.=) $2",
-                    2, args);
+                    2, args, CURSOR_OPT_CUSTOM_PLAN);
                 if (!plan) elog(ERROR, "preparing the audit's decision id lookup failed");
                 SPI_keepplan(plan);
                 held_ids = plan;
