@@ -73,9 +73,10 @@ std::string resolve_short_entries(std::vector<AuditView> &batch) {
     for (std::size_t i = 0; i < batch.size(); ++i) {
         AuditView &a = batch[i];
         if (!a.note.empty()) continue;
-                auto named = [i] { return "entry " + std::to_string(i + 1); };
+        auto named = [i] { return "entry " + std::to_string(i + 1); };
         if (!a.is_short) {
-            // A full entry defines the hashes it carries; one carried again must name the same text.
+            // A full entry defines the hashes it carries; one carried again must name the same
+            // text.
             if (a.statement_hash) {
                 auto [at, fresh] = statements.emplace(a.statement_hash, i);
                 if (!fresh && batch[at->second].statement != a.statement)
@@ -98,7 +99,8 @@ std::string resolve_short_entries(std::vector<AuditView> &batch) {
         }
         auto statement = statements.find(a.statement_hash);
         if (statement == statements.end())
-            return named() + " is a short entry whose statement no earlier entry of the batch carries";
+            return named() +
+                   " is a short entry whose statement no earlier entry of the batch carries";
         auto shape = shapes.find(a.shape_hash);
         if (shape == shapes.end())
             return named() + " is a short entry whose shape no earlier entry of the batch carries";
@@ -109,7 +111,8 @@ std::string resolve_short_entries(std::vector<AuditView> &batch) {
         if (a.record_hash) {
             auto r = records.find(a.record_hash);
             if (r == records.end())
-                return named() + " is a short entry whose record no earlier entry of the batch carries";
+                return named() +
+                       " is a short entry whose record no earlier entry of the batch carries";
             record = batch[r->second].record;
         }
         a.statement = batch[statement->second].statement;

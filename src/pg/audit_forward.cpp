@@ -8,6 +8,7 @@
 #include "forward_batch.hpp"
 #include "boundary.hpp"
 #include "settings.hpp"
+#include "worker_wait.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -49,6 +50,7 @@ enum class Waited { Ready, TimedOut, Stopping };
 // Set while the writer, asked to stop, sends what is queued one last time (forward_before_exit):
 // waits then end at this deadline instead of at the stop request.
 TimestampTz exit_deadline = 0;
+bool woken_while_busy = false;
 
 Waited wait_socket(int events, TimestampTz deadline) {
     if (exit_deadline) deadline = Min(deadline, exit_deadline);
@@ -57,20 +59,10 @@ Waited wait_socket(int events, TimestampTz deadline) {
             [&] { return TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline); });
         if (ms <= 0) return Waited::TimedOut;
         int socket = PQsocket(conn);
-        int rc = pg_guard([&] {
-            int got =
-                WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
-                                  socket, ms, PG_WAIT_EXTENSION);
-            if (got & WL_LATCH_SET) {
-                ResetLatch(MyLatch);
-                CHECK_FOR_INTERRUPTS();
-                if (ConfigReloadPending) {
-                    ConfigReloadPending = false;
-                    ProcessConfigFile(PGC_SIGHUP);
-                }
-            }
-            return got;
-        });
+        int rc = pg_guard([&] { return worker_wait(events, socket, ms); });
+        // A backend's wake-up (a sync decision queued) while the writer waits for the primary:
+        // kept for the writer's own wait after this round, or that decision would wait a poll.
+        if (rc & WL_LATCH_SET) woken_while_busy = true;
         if (ShutdownRequestPending && !exit_deadline) return Waited::Stopping;
         if (rc & events) return Waited::Ready;
     }
@@ -277,6 +269,12 @@ void forward_close() {
 }
 
 long forward(AuditSlot *slot, std::vector<char> &buffer) {
+    struct SetAgainIfWoken {
+        ~SetAgainIfWoken() {
+            if (woken_while_busy) SetLatch(MyLatch);
+            woken_while_busy = false;
+        }
+    } set_again;
     const char *wanted = audit_conninfo ? audit_conninfo : "";
     if (conn && conn_made_with != wanted) forward_close();  // changed by a reload
     if (conn && retry_at != 0 && pg_guard([] { return GetCurrentTimestamp(); }) < retry_at)

@@ -89,8 +89,7 @@ std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::s
                                 : content_hash(key, "record", a.record);
             a.shape_hash = last && last->note.empty() && last->shape_hash &&
                                    last->allowed == a.allowed && last->state == a.state &&
-                                   same(last->reason, a.reason) &&
-                                   same(last->columns, a.columns) &&
+                                   same(last->reason, a.reason) && same(last->columns, a.columns) &&
                                    same(last->bindings, a.bindings) &&
                                    same(last->payload, a.payload)
                                ? last->shape_hash
@@ -218,14 +217,16 @@ void claim_origin(const std::string &origin, uint32 node) {
             return plan;
         };
         if (!read)
-            read = prepare("SELECT origin, forwarded_by::pg_catalog.oid FROM clarify.audit_origins "
-                           "WHERE origin OPERATOR(pg_catalog.=) $1 OR node OPERATOR(pg_catalog.=) $2 "
-                           "ORDER BY origin OPERATOR(pg_catalog.=) $1 DESC LIMIT 1",
-                           2);
+            read = prepare(
+                "SELECT origin, forwarded_by::pg_catalog.oid FROM clarify.audit_origins "
+                "WHERE origin OPERATOR(pg_catalog.=) $1 OR node OPERATOR(pg_catalog.=) $2 "
+                "ORDER BY origin OPERATOR(pg_catalog.=) $1 DESC LIMIT 1",
+                2);
         if (!insert)
-            insert = prepare("INSERT INTO clarify.audit_origins (origin, node, forwarded_by) "
-                             "VALUES ($1, $2, $3::pg_catalog.regrole) ON CONFLICT DO NOTHING",
-                             3);
+            insert = prepare(
+                "INSERT INTO clarify.audit_origins (origin, node, forwarded_by) "
+                "VALUES ($1, $2, $3::pg_catalog.regrole) ON CONFLICT DO NOTHING",
+                3);
         int rc = SPI_execute_plan(read, values, nullptr, false, 0);
         if (rc == SPI_OK_SELECT && SPI_processed == 0) {
             rc = SPI_execute_plan(insert, values, nullptr, false, 0);

@@ -10,6 +10,7 @@
 #include "audit_recovery.hpp"
 #include "audit_wal.hpp"
 #include "boundary.hpp"
+#include "worker_wait.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -134,14 +135,7 @@ void keeper_loop() {
             if (to != at) audit_wal_advance_slot(to);
             pg_atomic_write_u64(&queue->retained_from, audit_wal_slot_position());
             replace_writers();
-            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, kKeeperPollMs,
-                            PG_WAIT_EXTENSION);
-            ResetLatch(MyLatch);
-            CHECK_FOR_INTERRUPTS();
-            if (ConfigReloadPending) {
-                ConfigReloadPending = false;
-                ProcessConfigFile(PGC_SIGHUP);
-            }
+            (void)worker_wait(0, PGINVALID_SOCKET, kKeeperPollMs);
         });
         if (ShutdownRequestPending) return;
     }

@@ -12,6 +12,7 @@
 #include "audit_recovery.hpp"
 #include "audit_writer.hpp"
 #include "boundary.hpp"
+#include "worker_wait.hpp"
 #include "compat.hpp"
 #include "gate.hpp"
 #include "settings.hpp"
@@ -100,16 +101,7 @@ void writer_loop(Oid database) {
         // A quarter of the queue pending: the backends woke the writer once, when it filled that
         // far (audit_submit), so it goes on at once rather than wait to be woken again.
         if (written > 0 && audit_pending_bytes(slot) > audit_wake_bytes(forwarding)) timeout = 0;
-        pg_guard([&] {
-            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
-                            PG_WAIT_EXTENSION);
-            ResetLatch(MyLatch);
-            CHECK_FOR_INTERRUPTS();
-            if (ConfigReloadPending) {
-                ConfigReloadPending = false;
-                ProcessConfigFile(PGC_SIGHUP);
-            }
-        });
+        pg_guard([&] { (void)worker_wait(0, PGINVALID_SOCKET, timeout); });
     }
 }
 
@@ -119,13 +111,7 @@ Oid wait_for_request(int index) {
     for (;;) {
         Oid database = audit_reserved_take_request(index);
         if (database != InvalidOid || ShutdownRequestPending) return database;
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L, PG_WAIT_EXTENSION);
-        ResetLatch(MyLatch);
-        CHECK_FOR_INTERRUPTS();
-        if (ConfigReloadPending) {
-            ConfigReloadPending = false;
-            ProcessConfigFile(PGC_SIGHUP);
-        }
+        (void)worker_wait(0, PGINVALID_SOCKET, -1L);
     }
 }
 

@@ -67,8 +67,9 @@ std::string full_of(const AuditRecord &a) {
 
 TEST(ForwardBatch, SendsEachTextOncePerBatch) {
     std::vector<AuditRecord> sent = {
-        decision(1, "SELECT 1"), decision(2, "SELECT 1"), decision(3, "SELECT 2"),
-        decision(4, "SELECT 1"), decision(5, "SELECT 1", false), decision(6, "SELECT 1", false),
+        decision(1, "SELECT 1"),           decision(2, "SELECT 1"),
+        decision(3, "SELECT 2"),           decision(4, "SELECT 1"),
+        decision(5, "SELECT 1", false),    decision(6, "SELECT 1", false),
         decision(7, "SELECT 2", true, ""), decision(8, "SELECT 2", true, "")};
     AuditRecord note = decision(9, "SELECT 1");
     note.note = "its statement was refused";
@@ -148,8 +149,7 @@ TEST(ForwardBatch, RefusesOneHashForTwoTexts) {
     AuditRecord a = decision(1, "SELECT 1");
     AuditRecord b = decision(2, "SELECT 2");
     b.statement_hash = a.statement_hash;  // a label given to another text
-    std::vector<AuditView> batch =
-        split_frames(with_frame(with_frame("", full_of(a)), full_of(b)));
+    std::vector<AuditView> batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(b)));
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 2 carries the statement hash of entry 1 with another statement");
     AuditRecord c = decision(3, "SELECT 1", true, "{\"question_id\":\"q9\"}");
