@@ -8,25 +8,9 @@ set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 plan 33
 
-start_test_cluster replica_primary 55471 "shared_preload_libraries = 'pg_clarify'" \
-    "cluster_name = 'regress_primary'" "wal_level = replica" "max_wal_senders = 4"
+start_replica_primary replica_primary 55471 "regress_forwarder" "regress_not_granted"
 pq() { psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
 sq() { standby_psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
-pq "
-  CREATE ROLE regress_replica_agent LOGIN;
-  CREATE ROLE regress_forwarder LOGIN;
-  CREATE ROLE regress_not_granted LOGIN;
-  CREATE EXTENSION pg_clarify;
-  GRANT EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) TO regress_forwarder;
-  CREATE SCHEMA shop;
-  CREATE TABLE shop.orders AS SELECT g AS id, g * 1.5 AS booked_amount FROM generate_series(1, 100) g;
-  GRANT USAGE ON SCHEMA shop TO regress_replica_agent;
-  GRANT SELECT ON shop.orders TO regress_replica_agent;
-  INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.booked', 'metric', 'Booked revenue', 'approved');
-  INSERT INTO clarify.concept_columns VALUES ('metric.booked', 'shop.orders', 'booked_amount');
-  SELECT clarify.govern_role('regress_replica_agent');" >/dev/null
-echo "local replication all trust" | as_owner tee -a "$dir/data/pg_hba.conf" >/dev/null
-pq "SELECT pg_reload_conf()" >/dev/null
 
 start_test_standby 55472 "cluster_name = 'regress_standby'" "pg_clarify.audit_timeout = 2000"
 wait_for_replay || echo "# the standby did not catch up" >&2

@@ -132,6 +132,30 @@ start_test_standby() {
         exit 1
     fi
 }
+# start_replica_primary NAME PORT "GRANTED ROLE ..." ["OTHER ROLE ..."]: a primary for the
+# read-replica tests: cluster_name regress_primary, the agent regress_replica_agent governed over
+# shop.orders.booked_amount (one approved concept, so its reads are allowed), the login roles given,
+# the first list granted clarify.audit_ingest, and replication over the socket trusted.
+start_replica_primary() {
+    local granted=$3 others=${4:-} role roles=""
+    start_test_cluster "$1" "$2" "shared_preload_libraries = 'pg_clarify'" \
+        "cluster_name = 'regress_primary'" "wal_level = replica" "max_wal_senders = 4"
+    for role in regress_replica_agent $granted $others; do roles+="CREATE ROLE $role LOGIN; "; done
+    psql_as postgres -v ON_ERROR_STOP=1 -c "
+      $roles
+      CREATE EXTENSION pg_clarify;
+      GRANT EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) TO ${granted// /, };
+      CREATE SCHEMA shop;
+      CREATE TABLE shop.orders AS SELECT g AS id, g * 1.5 AS booked_amount FROM generate_series(1, 100) g;
+      GRANT USAGE ON SCHEMA shop TO regress_replica_agent;
+      GRANT SELECT ON shop.orders TO regress_replica_agent;
+      INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.booked', 'metric', 'Booked revenue', 'approved');
+      INSERT INTO clarify.concept_columns VALUES ('metric.booked', 'shop.orders', 'booked_amount');
+      SELECT clarify.govern_role('regress_replica_agent');" >/dev/null ||
+        { echo "Bail out! the primary's fixture could not be created"; exit 1; }
+    echo "local replication all trust" | as_owner tee -a "$dir/data/pg_hba.conf" >/dev/null
+    psql_as postgres -c "SELECT pg_reload_conf()" >/dev/null
+}
 _stop_test_standby() {
     [[ -n ${sdir:-} && -d $sdir ]] || return 0
     as_owner "$PG_BINDIR/pg_ctl" -D "$sdir/data" -m immediate stop >/dev/null 2>&1
