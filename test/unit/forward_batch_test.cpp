@@ -54,6 +54,12 @@ std::string with_frame(std::string bytes, const std::string &entry) {
     return bytes + entry;
 }
 
+// Resolves a batch of these frames; the views point into `bytes`, kept alive here.
+std::string resolved(const std::string &bytes) {
+    std::vector<AuditView> batch = split_frames(bytes);
+    return resolve_short_entries(batch);
+}
+
 std::string short_of(const AuditRecord &a) {
     std::string out;
     encode_short(a, out);
@@ -123,25 +129,21 @@ TEST(ForwardBatch, ShortEntriesCutTheBytes) {
 TEST(ForwardBatch, RefusesShortEntriesThatDoNotResolveInTheirBatch) {
     AuditRecord a = decision(1, "SELECT 1");
     // A short entry first: nothing earlier carried its statement.
-    std::vector<AuditView> batch = split_frames(with_frame("", short_of(a)));
-    EXPECT_EQ(resolve_short_entries(batch),
+    EXPECT_EQ(resolved(with_frame("", short_of(a))),
               "entry 1 is a short entry whose statement no earlier entry of the batch carries");
     // Its shape from another decision than its own allowed and state say.
     AuditRecord refused = decision(2, "SELECT 1", false);
     AuditRecord claims = refused;
     claims.allowed = true;
     claims.state = State::Resolved;
-    batch = split_frames(with_frame(with_frame("", full_of(refused)), short_of(claims)));
-    EXPECT_EQ(resolve_short_entries(batch),
+    EXPECT_EQ(resolved(with_frame(with_frame("", full_of(refused)), short_of(claims))),
               "entry 2 is a short entry whose decision differs from the shape it names");
     // A record no earlier entry carried.
     AuditRecord other = decision(3, "SELECT 1", true, "{\"question_id\":\"q2\"}");
-    batch = split_frames(with_frame(with_frame("", full_of(a)), short_of(other)));
-    EXPECT_EQ(resolve_short_entries(batch),
+    EXPECT_EQ(resolved(with_frame(with_frame("", full_of(a)), short_of(other))),
               "entry 2 is a short entry whose record no earlier entry of the batch carries");
     // A shape no earlier entry carried.
-    batch = split_frames(with_frame(with_frame("", full_of(a)), short_of(refused)));
-    EXPECT_EQ(resolve_short_entries(batch),
+    EXPECT_EQ(resolved(with_frame(with_frame("", full_of(a)), short_of(refused))),
               "entry 2 is a short entry whose shape no earlier entry of the batch carries");
 }
 
@@ -149,18 +151,15 @@ TEST(ForwardBatch, RefusesOneHashForTwoTexts) {
     AuditRecord a = decision(1, "SELECT 1");
     AuditRecord b = decision(2, "SELECT 2");
     b.statement_hash = a.statement_hash;  // a label given to another text
-    std::vector<AuditView> batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(b)));
-    EXPECT_EQ(resolve_short_entries(batch),
+    EXPECT_EQ(resolved(with_frame(with_frame("", full_of(a)), full_of(b))),
               "entry 2 carries the statement hash of entry 1 with another statement");
     AuditRecord c = decision(3, "SELECT 1", true, "{\"question_id\":\"q9\"}");
     c.record_hash = a.record_hash;
-    batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(c)));
-    EXPECT_EQ(resolve_short_entries(batch),
+    EXPECT_EQ(resolved(with_frame(with_frame("", full_of(a)), full_of(c))),
               "entry 2 carries the record hash of entry 1 with another record");
     AuditRecord d = decision(4, "SELECT 1", false);
     d.shape_hash = a.shape_hash;
-    batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(d)));
-    EXPECT_EQ(resolve_short_entries(batch),
+    EXPECT_EQ(resolved(with_frame(with_frame("", full_of(a)), full_of(d))),
               "entry 2 carries the shape hash of entry 1 with another decision");
 }
 
