@@ -75,21 +75,22 @@ std::string resolve_short_entries(std::vector<AuditView> &batch) {
         if (!a.note.empty()) continue;
         auto named = [i] { return "entry " + std::to_string(i + 1); };
         if (!a.is_short) {
-            // A full entry defines the hashes it carries; one carried again must name the same
-            // text.
-            if (a.statement_hash) {
+            // A full entry whose short form could be made (the writer's rule, can_encode_short)
+            // defines the hashes it carries; one carried again must name the same text.
+            if (!can_encode_short(a)) continue;
+            {
                 auto [at, fresh] = statements.emplace(a.statement_hash, i);
                 if (!fresh && batch[at->second].statement != a.statement)
                     return named() + " carries the statement hash of entry " +
                            std::to_string(at->second + 1) + " with another statement";
             }
-            if (a.shape_hash) {
+            {
                 auto [at, fresh] = shapes.emplace(a.shape_hash, i);
                 if (!fresh && !same_shape(batch[at->second], a))
                     return named() + " carries the shape hash of entry " +
                            std::to_string(at->second + 1) + " with another decision";
             }
-            if (a.record_hash && !a.record.empty()) {
+            if (a.record_hash) {
                 auto [at, fresh] = records.emplace(a.record_hash, i);
                 if (!fresh && batch[at->second].record != a.record)
                     return named() + " carries the record hash of entry " +

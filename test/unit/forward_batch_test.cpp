@@ -145,6 +145,12 @@ TEST(ForwardBatch, RefusesShortEntriesThatDoNotResolveInTheirBatch) {
     // A shape no earlier entry carried.
     EXPECT_EQ(resolved(with_frame(with_frame("", full_of(a)), short_of(refused))),
               "entry 2 is a short entry whose shape no earlier entry of the batch carries");
+    // Hashes carried only by an entry the writer could not shorten (its record without the
+    // record's hash) name nothing: the writer never shortens against it.
+    AuditRecord unhashed = a;
+    unhashed.record_hash = AuditHash{};
+    EXPECT_EQ(resolved(with_frame(with_frame("", full_of(unhashed)), short_of(a))),
+              "entry 2 is a short entry whose statement no earlier entry of the batch carries");
 }
 
 TEST(ForwardBatch, RefusesOneHashForTwoTexts) {
