@@ -9,6 +9,7 @@
 #include "audit_record.hpp"
 #include "core_guard.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,6 +23,7 @@ class ForwardedFrames {
     // Appends `entry` (decoded as `view`): its short form when every text it names went in full
     // earlier in this batch, else the entry as it is.
     void add(std::string_view entry, const AuditView &view);
+    void reserve(std::size_t bytes) { bytes_.reserve(bytes); }
     const std::string &bytes() const { return bytes_; }
     std::uint64_t entries() const { return entries_; }
     std::uint64_t shortened() const { return shortened_; }

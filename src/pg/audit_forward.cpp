@@ -5,8 +5,8 @@
 #include "audit_forward.hpp"
 #include "audit_origin.hpp"
 #include "audit_record.hpp"
-#include "forward_batch.hpp"
 #include "boundary.hpp"
+#include "forward_batch.hpp"
 #include "settings.hpp"
 #include "worker_wait.hpp"
 
@@ -312,6 +312,7 @@ long forward(AuditSlot *slot, std::vector<char> &buffer) {
     // Each entry checked as the primary will check it; one that does not decode is counted and
     // left out. Each text goes once per batch: later decisions with the same texts go short.
     ForwardedFrames frames;
+    frames.reserve(bytes);
     uint64 malformed = 0;
     for (uint64 pos = 0; pos < bytes;) {
         uint32 length;
