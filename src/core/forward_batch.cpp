@@ -1,6 +1,11 @@
 #include "forward_batch.hpp"
 
+#include <cstring>
+#include <map>
+#include <random>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace clarify {
 
@@ -69,13 +74,14 @@ std::vector<AuditView> split_frames(std::string_view bytes) {
 
 std::string resolve_short_entries(std::vector<AuditView> &batch) {
     // The first entry of the batch that carried each hash, by kind.
-    std::unordered_map<AuditHash, std::size_t, AuditHashHasher> statements, shapes, records;
+    std::unordered_map<AuditHash, std::size_t, LabelHasher> statements, shapes, records;
     for (std::size_t i = 0; i < batch.size(); ++i) {
         AuditView &a = batch[i];
         if (!a.note.empty()) continue;
-                auto named = [i] { return "entry " + std::to_string(i + 1); };
+        auto named = [i] { return "entry " + std::to_string(i + 1); };
         if (!a.is_short) {
-            // A full entry defines the hashes it carries; one carried again must name the same text.
+            // A full entry defines the hashes it carries; one carried again must name the same
+            // text.
             if (a.statement_hash) {
                 auto [at, fresh] = statements.emplace(a.statement_hash, i);
                 if (!fresh && batch[at->second].statement != a.statement)
@@ -98,7 +104,8 @@ std::string resolve_short_entries(std::vector<AuditView> &batch) {
         }
         auto statement = statements.find(a.statement_hash);
         if (statement == statements.end())
-            return named() + " is a short entry whose statement no earlier entry of the batch carries";
+            return named() +
+                   " is a short entry whose statement no earlier entry of the batch carries";
         auto shape = shapes.find(a.shape_hash);
         if (shape == shapes.end())
             return named() + " is a short entry whose shape no earlier entry of the batch carries";
@@ -109,7 +116,8 @@ std::string resolve_short_entries(std::vector<AuditView> &batch) {
         if (a.record_hash) {
             auto r = records.find(a.record_hash);
             if (r == records.end())
-                return named() + " is a short entry whose record no earlier entry of the batch carries";
+                return named() +
+                       " is a short entry whose record no earlier entry of the batch carries";
             record = batch[r->second].record;
         }
         a.statement = batch[statement->second].statement;
@@ -121,6 +129,57 @@ std::string resolve_short_entries(std::vector<AuditView> &batch) {
         a.is_short = false;
     }
     return "";
+}
+
+std::size_t LabelHasher::operator()(const AuditHash &label) const {
+    static const AuditKey key = [] {
+        std::random_device random;
+        auto word = [&random] { return (std::uint64_t{random()} << 32) | random(); };
+        return AuditKey{word(), word()};
+    }();
+    char bytes[16];
+    std::memcpy(bytes, &label.lo, 8);
+    std::memcpy(bytes + 8, &label.hi, 8);
+    SipHash128 sip(key);
+    sip.update(std::string_view(bytes, sizeof(bytes)));
+    return static_cast<std::size_t>(sip.finish().lo);
+}
+
+std::uint64_t identify_forwarded(std::vector<AuditView> &batch, const AuditKey &key) {
+    // By where a text lies in the batch's bytes: a resolved short entry's texts are the views of
+    // the entry it named, so they are found here without being compared or hashed again.
+    using Span = std::pair<const char *, std::size_t>;
+    auto span = [](std::string_view text) { return Span{text.data(), text.size()}; };
+    std::map<Span, AuditHash> statements, records;
+    std::map<std::tuple<bool, State, Span, Span, Span, Span>, AuditHash> shapes;
+    std::uint64_t hashed = 0;
+    auto text_hash = [&](std::map<Span, AuditHash> &known, const char *kind,
+                         std::string_view text) {
+        auto [at, fresh] = known.emplace(span(text), AuditHash{});
+        if (fresh) {
+            at->second = content_hash(key, kind, text);
+            hashed += text.size();
+        }
+        return at->second;
+    };
+    for (AuditView &a : batch) {
+        if (!a.note.empty()) {
+            a.statement_hash = a.record_hash = a.shape_hash = AuditHash{};
+            continue;
+        }
+        a.statement_hash = text_hash(statements, "statement", a.statement);
+        a.record_hash = a.record.empty() ? AuditHash{} : text_hash(records, "record", a.record);
+        auto [at, fresh] =
+            shapes.emplace(std::make_tuple(a.allowed, a.state, span(a.reason), span(a.columns),
+                                           span(a.bindings), span(a.payload)),
+                           AuditHash{});
+        if (fresh) {
+            at->second = shape_hash_of(key, a);
+            hashed += a.reason.size() + a.columns.size() + a.bindings.size() + a.payload.size();
+        }
+        a.shape_hash = at->second;
+    }
+    return hashed;
 }
 
 }  // namespace clarify

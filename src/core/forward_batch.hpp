@@ -44,4 +44,17 @@ std::vector<AuditView> split_frames(std::string_view bytes);
 // entries with different texts.
 std::string resolve_short_entries(std::vector<AuditView> &batch);
 
+// For tables keyed by a sender's labels (any 16 bytes it chose): hashed under a key drawn once per
+// process, so that no choice of labels puts them all in one bucket (AuditHashHasher takes the low
+// half as it is: right for this server's own hashes, not for labels).
+struct LabelHasher {
+    std::size_t operator()(const AuditHash &label) const;
+};
+
+// Gives each entry of a resolved batch this server's identities under `key` (statement, record,
+// shape), in place of the sender's labels; notes get none. Each text is hashed once however many
+// decisions name it (a resolved short entry points at the text of the entry it names). Returns the
+// bytes hashed, at most the batch's own.
+std::uint64_t identify_forwarded(std::vector<AuditView> &batch, const AuditKey &key);
+
 }  // namespace clarify

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unordered_set>
+
 namespace clarify {
 namespace {
 
@@ -67,8 +69,9 @@ std::string full_of(const AuditRecord &a) {
 
 TEST(ForwardBatch, SendsEachTextOncePerBatch) {
     std::vector<AuditRecord> sent = {
-        decision(1, "SELECT 1"), decision(2, "SELECT 1"), decision(3, "SELECT 2"),
-        decision(4, "SELECT 1"), decision(5, "SELECT 1", false), decision(6, "SELECT 1", false),
+        decision(1, "SELECT 1"),           decision(2, "SELECT 1"),
+        decision(3, "SELECT 2"),           decision(4, "SELECT 1"),
+        decision(5, "SELECT 1", false),    decision(6, "SELECT 1", false),
         decision(7, "SELECT 2", true, ""), decision(8, "SELECT 2", true, "")};
     AuditRecord note = decision(9, "SELECT 1");
     note.note = "its statement was refused";
@@ -148,8 +151,7 @@ TEST(ForwardBatch, RefusesOneHashForTwoTexts) {
     AuditRecord a = decision(1, "SELECT 1");
     AuditRecord b = decision(2, "SELECT 2");
     b.statement_hash = a.statement_hash;  // a label given to another text
-    std::vector<AuditView> batch =
-        split_frames(with_frame(with_frame("", full_of(a)), full_of(b)));
+    std::vector<AuditView> batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(b)));
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 2 carries the statement hash of entry 1 with another statement");
     AuditRecord c = decision(3, "SELECT 1", true, "{\"question_id\":\"q9\"}");
@@ -162,6 +164,91 @@ TEST(ForwardBatch, RefusesOneHashForTwoTexts) {
     batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(d)));
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 2 carries the shape hash of entry 1 with another decision");
+}
+
+// Labels are the sender's to choose: ones sharing their low half must not share a bucket (the
+// ingest's tables of labels would take quadratic time).
+TEST(ForwardBatch, LabelsSharingTheirLowHalfSpreadOverBuckets) {
+    LabelHasher hasher;
+    std::unordered_set<std::size_t> seen;
+    for (std::uint64_t hi = 1; hi <= 10000; ++hi) seen.insert(hasher(AuditHash{7, hi}));
+    EXPECT_GT(seen.size(), 9990u);
+    seen.clear();
+    for (std::uint64_t lo = 1; lo <= 10000; ++lo) seen.insert(hasher(AuditHash{lo, 7}));
+    EXPECT_GT(seen.size(), 9990u);
+}
+
+TEST(ForwardBatch, ResolvesLabelsSharingTheirLowHalf) {
+    std::string bytes;
+    for (std::uint64_t i = 1; i <= 200; ++i) {
+        AuditRecord a = decision(i, "SELECT " + std::to_string(i));
+        a.statement_hash = AuditHash{5, i};
+        a.shape_hash = AuditHash{6, i};
+        a.record_hash = AuditHash{8, i};
+        bytes = with_frame(bytes, full_of(a));
+    }
+    for (std::uint64_t i = 1; i <= 200; ++i) {
+        AuditRecord a = decision(1000 + i, "");
+        a.statement_hash = AuditHash{5, 201 - i};
+        a.shape_hash = AuditHash{6, 201 - i};
+        a.record_hash = AuditHash{8, 201 - i};
+        bytes = with_frame(bytes, short_of(a));
+    }
+    std::vector<AuditView> batch = split_frames(bytes);
+    ASSERT_EQ(resolve_short_entries(batch), "");
+    for (std::uint64_t i = 1; i <= 200; ++i)
+        EXPECT_EQ(batch[199 + i].statement, "SELECT " + std::to_string(201 - i));
+}
+
+// The primary's identities: its own key's, never the labels; each text hashed once however many
+// short entries name it, also when they alternate between texts (each text a megabyte here).
+TEST(ForwardBatch, IdentifiesEachTextOnce) {
+    constexpr AuditKey kPrimaryKey = {0x3333333333333333ULL, 0x4444444444444444ULL};
+    std::string big(1 << 20, 'x'), other = big;
+    other.back() = 'y';
+    AuditRecord a = decision(1, big, true, "{\"q\":\"" + big + "\"}");
+    AuditRecord b = decision(2, other, true, "{\"q\":\"" + other + "\"}");
+    a.reason = b.reason = big;
+    a.shape_hash = shape_hash_of(kStandbyKey, a);
+    b.reason.back() = 'z';
+    b.shape_hash = shape_hash_of(kStandbyKey, b);
+    std::string bytes = with_frame(with_frame("", full_of(a)), full_of(b));
+    for (std::uint64_t i = 0; i < 400; ++i) {
+        AuditRecord &s = i % 2 ? b : a;
+        std::uint64_t id = s.decision_id;
+        s.decision_id = 10 + i;
+        std::string entry = short_of(s);
+        s.decision_id = id;
+        const auto n = static_cast<std::uint32_t>(entry.size());
+        bytes += {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+                  static_cast<char>(n)};
+        bytes += entry;
+    }
+    AuditRecord note = decision(9, "SELECT 1");
+    note.note = "a note";
+    bytes = with_frame(bytes, full_of(note));
+    std::vector<AuditView> batch = split_frames(bytes);
+    ASSERT_EQ(resolve_short_entries(batch), "");
+    std::uint64_t hashed = identify_forwarded(batch, kPrimaryKey);
+    EXPECT_LE(hashed, bytes.size());
+    const AuditHash of_a[3] = {content_hash(kPrimaryKey, "statement", a.statement),
+                               content_hash(kPrimaryKey, "record", a.record),
+                               shape_hash_of(kPrimaryKey, a)};
+    const AuditHash of_b[3] = {content_hash(kPrimaryKey, "statement", b.statement),
+                               content_hash(kPrimaryKey, "record", b.record),
+                               shape_hash_of(kPrimaryKey, b)};
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        SCOPED_TRACE(i);
+        const AuditView &e = batch[i];
+        if (!e.note.empty()) {
+            EXPECT_TRUE(e.statement_hash.none() && e.shape_hash.none() && e.record_hash.none());
+            continue;
+        }
+        const AuditHash *want = i == 1 || (i >= 2 && i % 2 == 1) ? of_b : of_a;
+        EXPECT_EQ(e.statement_hash, want[0]);
+        EXPECT_EQ(e.record_hash, want[1]);
+        EXPECT_EQ(e.shape_hash, want[2]);
+    }
 }
 
 TEST(ForwardBatch, SplitNamesTheEntryCutShortOrMalformed) {
