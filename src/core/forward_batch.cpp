@@ -24,6 +24,13 @@ std::uint32_t get_length(const char *p) {
            std::uint32_t{u[3]};
 }
 
+// What stands in for the texts of a decision queued as a short entry whose texts the batch does
+// not carry (the local writer's stand-ins say the same of texts its audit lost).
+constexpr const char *kTextsNotForwarded =
+    "(not available: the decision was queued without its texts, which were not forwarded)";
+constexpr const char *kRecordNotForwarded =
+    "{\"not_available\": \"the decision was queued without its texts, which were not forwarded\"}";
+
 }  // namespace
 
 void ForwardedFrames::frame(std::string_view entry) {
@@ -33,6 +40,25 @@ void ForwardedFrames::frame(std::string_view entry) {
 }
 
 void ForwardedFrames::add(std::string_view entry, const AuditView &view) {
+    if (view.is_short) {
+        // Short already in the queue: its texts are in an audit this server may not have. The
+        // primary resolves it only against full entries sent earlier in this batch.
+        if (statements_.count(view.statement_hash) && shapes_.count(view.shape_hash) &&
+            (view.record_hash.none() || records_.count(view.record_hash))) {
+            frame(entry);
+            return;
+        }
+        AuditRecord stand_in = to_record(view);
+        stand_in.is_short = false;
+        stand_in.statement = stand_in.reason = kTextsNotForwarded;
+        stand_in.columns = stand_in.bindings = "[]";
+        stand_in.record = view.record_hash ? kRecordNotForwarded : "";
+        stand_in.statement_hash = stand_in.shape_hash = stand_in.record_hash = AuditHash{};
+        scratch_.clear();
+        encode(stand_in, scratch_);
+        frame(scratch_);
+        return;
+    }
     if (!can_encode_short(view)) {
         frame(entry);
         return;

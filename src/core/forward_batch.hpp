@@ -20,7 +20,9 @@ namespace clarify {
 class ForwardedFrames {
   public:
     // Appends `entry` (decoded as `view`): its short form when every text it names went in full
-    // earlier in this batch, else the entry as it is.
+    // earlier in this batch, else the entry as it is. An entry short already goes as it is when
+    // the batch carried its texts, else as a full entry with stand-ins for them: the primary
+    // refuses a batch with a short entry it cannot resolve.
     void add(std::string_view entry, const AuditView &view);
     const std::string &bytes() const { return bytes_; }
     std::uint64_t entries() const { return entries_; }

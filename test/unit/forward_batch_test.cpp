@@ -166,6 +166,33 @@ TEST(ForwardBatch, RefusesOneHashForTwoTexts) {
               "entry 2 carries the shape hash of entry 1 with another decision");
 }
 
+// An entry already short in the standby's queue (its texts in an audit the standby does not have)
+// never makes a batch the primary refuses, which would stop the standby's writer for good: sent as
+// it is when its texts went in full earlier in the batch, else with stand-ins for them.
+TEST(ForwardBatch, EntriesShortInTheQueueAlwaysResolve) {
+    AuditRecord a = decision(1, "SELECT 1"), refused = decision(2, "SELECT 2", false);
+    std::string ring_a = short_of(a), ring_refused = short_of(refused), full_a = full_of(a);
+    ForwardedFrames frames;
+    frames.add(ring_refused, decode_view(ring_refused));
+    frames.add(full_a, decode_view(full_a));
+    frames.add(ring_a, decode_view(ring_a));
+    std::vector<AuditView> batch = split_frames(frames.bytes());
+    ASSERT_EQ(batch.size(), 3u);
+    ASSERT_EQ(resolve_short_entries(batch), "");
+    const AuditView &stood_in = batch[0];
+    EXPECT_EQ(stood_in.decision_id, 2u);
+    EXPECT_FALSE(stood_in.allowed);
+    EXPECT_EQ(stood_in.state, State::Mismatch);
+    EXPECT_EQ(stood_in.question_id, "q1");
+    EXPECT_NE(stood_in.statement.find("not available"), std::string_view::npos);
+    EXPECT_NE(stood_in.record.find("not_available"), std::string_view::npos);
+    EXPECT_EQ(stood_in.columns, "[]");
+    EXPECT_EQ(batch[2].decision_id, 1u);
+    EXPECT_EQ(batch[2].statement, "SELECT 1");
+    EXPECT_EQ(batch[2].record, a.record);
+    EXPECT_EQ(batch[2].reason, a.reason);
+}
+
 // Labels are the sender's to choose: ones sharing their low half must not share a bucket (the
 // ingest's tables of labels would take quadratic time).
 TEST(ForwardBatch, LabelsSharingTheirLowHalfSpreadOverBuckets) {
