@@ -174,8 +174,10 @@ std::size_t LabelHasher::operator()(const AuditHash &label) const {
 std::uint64_t identify_forwarded(std::vector<AuditView> &batch, const AuditKey &key) {
     // By where a text lies in the batch's bytes: a resolved short entry's texts are the views of
     // the entry it named, so they are found here without being compared or hashed again.
-    using Span = std::pair<const char *, std::size_t>;
-    auto span = [](std::string_view text) { return Span{text.data(), text.size()}; };
+    using Span = std::pair<std::uintptr_t, std::size_t>;
+    auto span = [](std::string_view text) {
+        return Span{reinterpret_cast<std::uintptr_t>(text.data()), text.size()};
+    };
     std::map<Span, AuditHash> statements, records;
     std::map<std::tuple<bool, State, Span, Span, Span, Span>, AuditHash> shapes;
     std::uint64_t hashed = 0;
