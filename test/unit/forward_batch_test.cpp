@@ -125,7 +125,8 @@ TEST(ForwardBatch, ShortEntriesCutTheBytes) {
 TEST(ForwardBatch, RefusesShortEntriesThatDoNotResolveInTheirBatch) {
     AuditRecord a = decision(1, "SELECT 1");
     // A short entry first: nothing earlier carried its statement.
-    std::vector<AuditView> batch = split_frames(with_frame("", short_of(a)));
+    std::string bytes = with_frame("", short_of(a));  // the views below point into it
+    std::vector<AuditView> batch = split_frames(bytes);
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 1 is a short entry whose statement no earlier entry of the batch carries");
     // Its shape from another decision than its own allowed and state say.
@@ -133,16 +134,19 @@ TEST(ForwardBatch, RefusesShortEntriesThatDoNotResolveInTheirBatch) {
     AuditRecord claims = refused;
     claims.allowed = true;
     claims.state = State::Resolved;
-    batch = split_frames(with_frame(with_frame("", full_of(refused)), short_of(claims)));
+    bytes = with_frame(with_frame("", full_of(refused)), short_of(claims));
+    batch = split_frames(bytes);
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 2 is a short entry whose decision differs from the shape it names");
     // A record no earlier entry carried.
     AuditRecord other = decision(3, "SELECT 1", true, "{\"question_id\":\"q2\"}");
-    batch = split_frames(with_frame(with_frame("", full_of(a)), short_of(other)));
+    bytes = with_frame(with_frame("", full_of(a)), short_of(other));
+    batch = split_frames(bytes);
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 2 is a short entry whose record no earlier entry of the batch carries");
     // A shape no earlier entry carried.
-    batch = split_frames(with_frame(with_frame("", full_of(a)), short_of(refused)));
+    bytes = with_frame(with_frame("", full_of(a)), short_of(refused));
+    batch = split_frames(bytes);
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 2 is a short entry whose shape no earlier entry of the batch carries");
 }
@@ -151,17 +155,20 @@ TEST(ForwardBatch, RefusesOneHashForTwoTexts) {
     AuditRecord a = decision(1, "SELECT 1");
     AuditRecord b = decision(2, "SELECT 2");
     b.statement_hash = a.statement_hash;  // a label given to another text
-    std::vector<AuditView> batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(b)));
+    std::string bytes = with_frame(with_frame("", full_of(a)), full_of(b));  // viewed below
+    std::vector<AuditView> batch = split_frames(bytes);
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 2 carries the statement hash of entry 1 with another statement");
     AuditRecord c = decision(3, "SELECT 1", true, "{\"question_id\":\"q9\"}");
     c.record_hash = a.record_hash;
-    batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(c)));
+    bytes = with_frame(with_frame("", full_of(a)), full_of(c));
+    batch = split_frames(bytes);
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 2 carries the record hash of entry 1 with another record");
     AuditRecord d = decision(4, "SELECT 1", false);
     d.shape_hash = a.shape_hash;
-    batch = split_frames(with_frame(with_frame("", full_of(a)), full_of(d)));
+    bytes = with_frame(with_frame("", full_of(a)), full_of(d));
+    batch = split_frames(bytes);
     EXPECT_EQ(resolve_short_entries(batch),
               "entry 2 carries the shape hash of entry 1 with another decision");
 }
