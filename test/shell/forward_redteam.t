@@ -6,7 +6,7 @@
 # batches built to cost the ingest quadratic work or a rehash per entry are written correctly.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 22
+plan 24
 
 start_test_cluster forward_redteam 55491 "shared_preload_libraries = 'pg_clarify'" \
     "cluster_name = 'regress_fr_primary'" "fsync = off"
@@ -102,7 +102,13 @@ contains "a short entry of another database is refused" \
 contains "a short entry with another node's id is refused" \
     "$(ingest "e = E(6, statement_hash=111, shape_hash=112, short=True); e.decision_id ^= 1; send(E(5, statement_hash=111, shape_hash=112), e)")" \
     "was not made at origin \"$origin\""
+contains "a short entry with no statement label is malformed" \
+    "$(ingest "send(E(5, statement_hash=131, shape_hash=132), E(6, statement_hash=0, shape_hash=132, short=True))")" \
+    "entry 2 is malformed: short audit entry without its hashes"
 equals "no refused batch wrote anything" "$(rows)" "3"
+equals "a record carried under no label is not a short entry's record (no label: no record)" \
+    "$(ingest "send(E(7, statement_hash=141, shape_hash=142, record='{\"question_id\": \"q_zero\"}'), E(8, statement_hash=141, shape_hash=142, short=True))")|$(pq "SELECT string_agg(coalesce(record ->> 'question_id', '-'), ',' ORDER BY decision_id) FROM clarify.audit WHERE origin = '$origin' AND decision_id >> 8 IN (7, 8)")" \
+    "2|q_zero,-"
 
 # Labels sharing their low 64 bits (the sender chooses them): each resolves to its own entry.
 out=$(ingest "send(*[E(1000 + i, statement='SELECT %d' % i, statement_hash=(7, i + 1), shape_hash=(9, 1)) for i in range(2000)],
@@ -127,7 +133,7 @@ equals "each of the two is stored once" \
 # The same batch again (a resend after a lost answer): nothing twice.
 equals "a resent batch of short entries is written once" \
     "$(ingest "send(E(1, statement_hash=11, shape_hash=12, record_hash=13, statement='SELECT booked_amount FROM shop.orders', record='{\"question_id\": \"q_fr\"}'),
-               E(2, statement_hash=11, shape_hash=12, record_hash=13, short=True))")|$(rows)" "0|5005"
+               E(2, statement_hash=11, shape_hash=12, record_hash=13, short=True))")|$(rows)" "0|5007"
 equals "the server is up and logged no crash" \
     "$(pq "SELECT 1")|$(grep -cE 'terminated by signal|TRAP|PANIC' "$dir/server.log")" "1|0"
 finish
