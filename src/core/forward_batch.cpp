@@ -33,21 +33,21 @@ constexpr const char *kRecordNotForwarded =
 
 }  // namespace
 
-void ForwardedFrames::frame(std::string_view entry) {
+bool ForwardedFrames::frame(std::string_view entry) {
+    if (entries_ > 0 && bytes_.size() + 4 + entry.size() > max_bytes_) return false;
     put_length(bytes_, entry.size());
     bytes_.append(entry.data(), entry.size());
     ++entries_;
+    return true;
 }
 
-void ForwardedFrames::add(std::string_view entry, const AuditView &view) {
+bool ForwardedFrames::add(std::string_view entry, const AuditView &view) {
     if (view.is_short) {
         // Short already in the queue: its texts are in an audit this server may not have. The
         // primary resolves it only against full entries sent earlier in this batch.
         if (statements_.count(view.statement_hash) && shapes_.count(view.shape_hash) &&
-            (view.record_hash.none() || records_.count(view.record_hash))) {
-            frame(entry);
-            return;
-        }
+            (view.record_hash.none() || records_.count(view.record_hash)))
+            return frame(entry);
         AuditRecord stand_in = to_record(view);
         stand_in.is_short = false;
         stand_in.statement = stand_in.reason = kTextsNotForwarded;
@@ -56,26 +56,23 @@ void ForwardedFrames::add(std::string_view entry, const AuditView &view) {
         stand_in.statement_hash = stand_in.shape_hash = stand_in.record_hash = AuditHash{};
         scratch_.clear();
         encode(stand_in, scratch_);
-        frame(scratch_);
-        return;
+        return frame(scratch_);
     }
-    if (!can_encode_short(view)) {
-        frame(entry);
-        return;
-    }
+    if (!can_encode_short(view)) return frame(entry);
     bool sent = statements_.count(view.statement_hash) && shapes_.count(view.shape_hash) &&
                 (view.record_hash.none() || records_.count(view.record_hash));
     if (!sent) {
-        frame(entry);
+        if (!frame(entry)) return false;
         statements_.insert(view.statement_hash);
         shapes_.insert(view.shape_hash);
         if (view.record_hash) records_.insert(view.record_hash);
-        return;
+        return true;
     }
     scratch_.clear();
     encode_short(view, scratch_);
-    frame(scratch_);
+    if (!frame(scratch_)) return false;
     ++shortened_;
+    return true;
 }
 
 std::vector<AuditView> split_frames(std::string_view bytes) {

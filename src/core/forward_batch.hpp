@@ -19,17 +19,23 @@ namespace clarify {
 
 class ForwardedFrames {
   public:
+    // A batch's bytes at most (but always its first entry): the primary takes a bytea of under
+    // 1 GB and holds a few times a batch's bytes while writing it; a fuller queue goes in calls.
+    static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
+    explicit ForwardedFrames(std::size_t max_bytes = kMaxBytes) : max_bytes_(max_bytes) {}
     // Appends `entry` (decoded as `view`): its short form when every text it names went in full
     // earlier in this batch, else the entry as it is. An entry short already goes as it is when
     // the batch carried its texts, else as a full entry with stand-ins for them: the primary
-    // refuses a batch with a short entry it cannot resolve.
-    void add(std::string_view entry, const AuditView &view);
+    // refuses a batch with a short entry it cannot resolve. False, adding nothing, when the
+    // batch has no room left for it.
+    bool add(std::string_view entry, const AuditView &view);
     const std::string &bytes() const { return bytes_; }
     std::uint64_t entries() const { return entries_; }
     std::uint64_t shortened() const { return shortened_; }
 
   private:
-    void frame(std::string_view entry);
+    bool frame(std::string_view entry);
+    std::size_t max_bytes_;
     std::string bytes_, scratch_;
     std::unordered_set<AuditHash, AuditHashHasher> statements_, shapes_, records_;
     std::uint64_t entries_ = 0, shortened_ = 0;

@@ -88,7 +88,7 @@ void as_framed(std::string_view choices) {
             encode_short(a, entry);
         else
             encode(a, entry);
-        frames.add(entry, decode_view(entry));
+        FUZZ_CHECK(frames.add(entry, decode_view(entry)));
         added.push_back(a);
         queued_short.push_back(short_already);
     }

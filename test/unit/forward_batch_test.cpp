@@ -200,6 +200,41 @@ TEST(ForwardBatch, EntriesShortInTheQueueAlwaysResolve) {
     EXPECT_EQ(batch[2].reason, a.reason);
 }
 
+// A queue fuller than a batch may be goes in several: each batch resolves on its own, and the
+// first entry always goes (a batch is never empty while entries are queued).
+TEST(ForwardBatch, StopsAtItsBytes) {
+    std::vector<std::string> entries;
+    for (std::uint64_t id = 1; id <= 40; ++id)
+        entries.push_back(full_of(decision(id, id % 2 ? "SELECT 1" : "SELECT 2")));
+    std::size_t sent = 0;
+    std::vector<std::string> batches;
+    while (sent < entries.size()) {
+        ForwardedFrames frames(1000);
+        while (sent < entries.size() && frames.add(entries[sent], decode_view(entries[sent])))
+            ++sent;
+        ASSERT_GT(frames.entries(), 0u);
+        EXPECT_LE(frames.bytes().size(), 1000u);
+        batches.push_back(frames.bytes());
+    }
+    EXPECT_GT(batches.size(), 1u);
+    std::uint64_t next_id = 1;
+    for (const std::string &bytes : batches) {
+        std::vector<AuditView> batch = split_frames(bytes);
+        ASSERT_EQ(resolve_short_entries(batch), "");
+        for (const AuditView &a : batch) {
+            EXPECT_EQ(a.decision_id, next_id);
+            EXPECT_EQ(a.statement, next_id % 2 ? "SELECT 1" : "SELECT 2");
+            ++next_id;
+        }
+    }
+    EXPECT_EQ(next_id, 41u);
+    std::string big = full_of(decision(1, std::string(5000, 'x')));
+    ForwardedFrames small(1000);
+    EXPECT_TRUE(small.add(big, decode_view(big)));
+    EXPECT_FALSE(small.add(big, decode_view(big)));
+    EXPECT_EQ(small.entries(), 1u);
+}
+
 // Labels are the sender's to choose: ones sharing their low half must not share a bucket (the
 // ingest's tables of labels would take quadratic time).
 TEST(ForwardBatch, LabelsSharingTheirLowHalfSpreadOverBuckets) {
