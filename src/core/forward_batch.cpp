@@ -1,6 +1,11 @@
 #include "forward_batch.hpp"
 
+#include <cstring>
+#include <map>
+#include <random>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace clarify {
 
@@ -19,32 +24,55 @@ std::uint32_t get_length(const char *p) {
            std::uint32_t{u[3]};
 }
 
+// What stands in for the texts of a decision queued as a short entry whose texts the batch does
+// not carry (the local writer's stand-ins say the same of texts its audit lost).
+constexpr const char *kTextsNotForwarded =
+    "(not available: the decision was queued without its texts, which were not forwarded)";
+constexpr const char *kRecordNotForwarded =
+    "{\"not_available\": \"the decision was queued without its texts, which were not forwarded\"}";
+
 }  // namespace
 
-void ForwardedFrames::frame(std::string_view entry) {
+bool ForwardedFrames::frame(std::string_view entry) {
+    if (entries_ > 0 && bytes_.size() + 4 + entry.size() > max_bytes_) return false;
     put_length(bytes_, entry.size());
     bytes_.append(entry.data(), entry.size());
     ++entries_;
+    return true;
 }
 
-void ForwardedFrames::add(std::string_view entry, const AuditView &view) {
-    if (!can_encode_short(view)) {
-        frame(entry);
-        return;
+bool ForwardedFrames::add(std::string_view entry, const AuditView &view) {
+    if (view.is_short) {
+        // Short already in the queue: its texts are in an audit this server may not have. The
+        // primary resolves it only against full entries sent earlier in this batch.
+        if (statements_.count(view.statement_hash) && shapes_.count(view.shape_hash) &&
+            (view.record_hash.none() || records_.count(view.record_hash)))
+            return frame(entry);
+        AuditRecord stand_in = to_record(view);
+        stand_in.is_short = false;
+        stand_in.statement = stand_in.reason = kTextsNotForwarded;
+        stand_in.columns = stand_in.bindings = "[]";
+        stand_in.record = view.record_hash ? kRecordNotForwarded : "";
+        stand_in.statement_hash = stand_in.shape_hash = stand_in.record_hash = AuditHash{};
+        scratch_.clear();
+        encode(stand_in, scratch_);
+        return frame(scratch_);
     }
+    if (!can_encode_short(view)) return frame(entry);
     bool sent = statements_.count(view.statement_hash) && shapes_.count(view.shape_hash) &&
                 (view.record_hash.none() || records_.count(view.record_hash));
     if (!sent) {
-        frame(entry);
+        if (!frame(entry)) return false;
         statements_.insert(view.statement_hash);
         shapes_.insert(view.shape_hash);
         if (view.record_hash) records_.insert(view.record_hash);
-        return;
+        return true;
     }
     scratch_.clear();
     encode_short(view, scratch_);
-    frame(scratch_);
+    if (!frame(scratch_)) return false;
     ++shortened_;
+    return true;
 }
 
 std::vector<AuditView> split_frames(std::string_view bytes) {
@@ -69,7 +97,7 @@ std::vector<AuditView> split_frames(std::string_view bytes) {
 
 std::string resolve_short_entries(std::vector<AuditView> &batch) {
     // The first entry of the batch that carried each hash, by kind.
-    std::unordered_map<AuditHash, std::size_t, AuditHashHasher> statements, shapes, records;
+    std::unordered_map<AuditHash, std::size_t, LabelHasher> statements, shapes, records;
     for (std::size_t i = 0; i < batch.size(); ++i) {
         AuditView &a = batch[i];
         if (!a.note.empty()) continue;
@@ -125,6 +153,59 @@ std::string resolve_short_entries(std::vector<AuditView> &batch) {
         a.is_short = false;
     }
     return "";
+}
+
+std::size_t LabelHasher::operator()(const AuditHash &label) const {
+    static const AuditKey key = [] {
+        std::random_device random;
+        auto word = [&random] { return (std::uint64_t{random()} << 32) | random(); };
+        return AuditKey{word(), word()};
+    }();
+    char bytes[16];
+    std::memcpy(bytes, &label.lo, 8);
+    std::memcpy(bytes + 8, &label.hi, 8);
+    SipHash128 sip(key);
+    sip.update(std::string_view(bytes, sizeof(bytes)));
+    return static_cast<std::size_t>(sip.finish().lo);
+}
+
+std::uint64_t identify_forwarded(std::vector<AuditView> &batch, const AuditKey &key) {
+    // By where a text lies in the batch's bytes: a resolved short entry's texts are the views of
+    // the entry it named, so they are found here without being compared or hashed again.
+    using Span = std::pair<std::uintptr_t, std::size_t>;
+    auto span = [](std::string_view text) {
+        return Span{reinterpret_cast<std::uintptr_t>(text.data()), text.size()};
+    };
+    std::map<Span, AuditHash> statements, records;
+    std::map<std::tuple<bool, State, Span, Span, Span, Span>, AuditHash> shapes;
+    std::uint64_t hashed = 0;
+    auto text_hash = [&](std::map<Span, AuditHash> &known, const char *kind,
+                         std::string_view text) {
+        auto [at, fresh] = known.emplace(span(text), AuditHash{});
+        if (fresh) {
+            at->second = content_hash(key, kind, text);
+            hashed += text.size();
+        }
+        return at->second;
+    };
+    for (AuditView &a : batch) {
+        if (!a.note.empty()) {
+            a.statement_hash = a.record_hash = a.shape_hash = AuditHash{};
+            continue;
+        }
+        a.statement_hash = text_hash(statements, "statement", a.statement);
+        a.record_hash = a.record.empty() ? AuditHash{} : text_hash(records, "record", a.record);
+        auto [at, fresh] =
+            shapes.emplace(std::make_tuple(a.allowed, a.state, span(a.reason), span(a.columns),
+                                           span(a.bindings), span(a.payload)),
+                           AuditHash{});
+        if (fresh) {
+            at->second = shape_hash_of(key, a);
+            hashed += a.reason.size() + a.columns.size() + a.bindings.size() + a.payload.size();
+        }
+        a.shape_hash = at->second;
+    }
+    return hashed;
 }
 
 }  // namespace clarify

@@ -9,7 +9,6 @@
 #include "audit_record.hpp"
 #include "core_guard.hpp"
 
-#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -20,16 +19,24 @@ namespace clarify {
 
 class ForwardedFrames {
   public:
+    // A batch's bytes at most (but always its first entry): the primary takes a bytea of under
+    // 1 GB and holds a few times a batch's bytes while writing it; a fuller queue goes in calls.
+    static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
+    explicit ForwardedFrames(std::size_t max_bytes = kMaxBytes) : max_bytes_(max_bytes) {}
     // Appends `entry` (decoded as `view`): its short form when every text it names went in full
-    // earlier in this batch, else the entry as it is.
-    void add(std::string_view entry, const AuditView &view);
-    void reserve(std::size_t bytes) { bytes_.reserve(bytes); }
+    // earlier in this batch, else the entry as it is. An entry short already goes as it is when
+    // the batch carried its texts, else as a full entry with stand-ins for them: the primary
+    // refuses a batch with a short entry it cannot resolve. False, adding nothing, when the
+    // batch has no room left for it.
+    bool add(std::string_view entry, const AuditView &view);
+    void reserve(std::size_t bytes) { bytes_.reserve(bytes < max_bytes_ ? bytes : max_bytes_); }
     const std::string &bytes() const { return bytes_; }
     std::uint64_t entries() const { return entries_; }
     std::uint64_t shortened() const { return shortened_; }
 
   private:
-    void frame(std::string_view entry);
+    bool frame(std::string_view entry);
+    std::size_t max_bytes_;
     std::string bytes_, scratch_;
     std::unordered_set<AuditHash, AuditHashHasher> statements_, shapes_, records_;
     std::uint64_t entries_ = 0, shortened_ = 0;
@@ -45,5 +52,18 @@ std::vector<AuditView> split_frames(std::string_view bytes);
 // a decision whose allowed or state differs from the shape it names, or a hash carried by two
 // entries with different texts.
 std::string resolve_short_entries(std::vector<AuditView> &batch);
+
+// For tables keyed by a sender's labels (any 16 bytes it chose): hashed under a key drawn once per
+// process, so that no choice of labels puts them all in one bucket (AuditHashHasher takes the low
+// half as it is: right for this server's own hashes, not for labels).
+struct LabelHasher {
+    std::size_t operator()(const AuditHash &label) const;
+};
+
+// Gives each entry of a resolved batch this server's identities under `key` (statement, record,
+// shape), in place of the sender's labels; notes get none. Each text is hashed once however many
+// decisions name it (a resolved short entry points at the text of the entry it names). Returns the
+// bytes hashed, at most the batch's own.
+std::uint64_t identify_forwarded(std::vector<AuditView> &batch, const AuditKey &key);
 
 }  // namespace clarify

@@ -259,7 +259,10 @@ void forward_before_exit(AuditSlot *slot, std::vector<char> &buffer) {
     exit_deadline =
         pg_guard([] { return TimestampTzPlusMilliseconds(GetCurrentTimestamp(), kExitFlushMs); });
     retry_at = 0;  // no back-off now: this is the last chance
-    (void)forward(slot, buffer);
+    // A queue fuller than one batch (ForwardedFrames::kMaxBytes) goes in several calls.
+    while (forward(slot, buffer) > 0 &&
+           pg_guard([] { return GetCurrentTimestamp(); }) < exit_deadline) {
+    }
     forward_close();
 }
 
@@ -311,6 +314,7 @@ long forward(AuditSlot *slot, std::vector<char> &buffer) {
     if (bytes == 0) return 0;
     // Each entry checked as the primary will check it; one that does not decode is counted and
     // left out. Each text goes once per batch: later decisions with the same texts go short.
+    // A batch larger than ForwardedFrames::kMaxBytes sends what fits, and commits that much.
     ForwardedFrames frames;
     frames.reserve(bytes);
     uint64 malformed = 0;
@@ -318,15 +322,19 @@ long forward(AuditSlot *slot, std::vector<char> &buffer) {
         uint32 length;
         memcpy(&length, ring + pos, sizeof(uint32));
         std::string_view entry(ring + pos + sizeof(uint32), length);
-        pos += sizeof(uint32) + length;
         AuditView view;
         try {
             view = decode_view(entry);
         } catch (const AuditFormatError &) {
             ++malformed;
+            pos += sizeof(uint32) + length;
             continue;
         }
-        frames.add(entry, view);
+        if (!frames.add(entry, view)) {
+            bytes = pos;
+            break;
+        }
+        pos += sizeof(uint32) + length;
     }
     uint64 decisions = frames.entries();
     if (decisions > 0) {

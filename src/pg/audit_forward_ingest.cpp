@@ -54,7 +54,7 @@ constexpr size_t kMaxOriginBytes = 200;
 
 // Splits the frames and decodes each entry in place (views into `bytes`), gives short entries the
 // texts earlier entries of the batch carried (forward_batch.hpp). Identities are this server's,
-// never the sender's: computed here, once for a run of decisions with the same texts.
+// never the sender's: computed here, once per text the batch carries.
 std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::string &origin) {
     std::vector<AuditView> batch;
     try {
@@ -72,33 +72,7 @@ std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::s
                    origin + "\"");
     }
     if (std::string why = resolve_short_entries(batch); !why.empty()) refuse(why);
-    const AuditKey &key = audit_key();
-    // Same bytes: the same view, for the entries a short entry was resolved against.
-    auto same = [](std::string_view x, std::string_view y) {
-        return (x.data() == y.data() && x.size() == y.size()) || x == y;
-    };
-    const AuditView *last = nullptr;
-    for (AuditView &a : batch) {
-        if (a.note.empty()) {
-            a.statement_hash = last && same(last->statement, a.statement) && last->statement_hash
-                                   ? last->statement_hash
-                                   : content_hash(key, "statement", a.statement);
-            a.record_hash = a.record.empty() ? AuditHash{}
-                            : last && same(last->record, a.record) && last->record_hash
-                                ? last->record_hash
-                                : content_hash(key, "record", a.record);
-            a.shape_hash = last && last->note.empty() && last->shape_hash &&
-                                   last->allowed == a.allowed && last->state == a.state &&
-                                   same(last->reason, a.reason) && same(last->columns, a.columns) &&
-                                   same(last->bindings, a.bindings) &&
-                                   same(last->payload, a.payload)
-                               ? last->shape_hash
-                               : shape_hash_of(key, a);
-        } else {
-            a.statement_hash = a.record_hash = a.shape_hash = AuditHash{};
-        }
-        last = &a;
-    }
+    (void)identify_forwarded(batch, audit_key());
     return batch;
 }
 
