@@ -8,21 +8,8 @@ set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 plan 24
 
-start_test_cluster forward_redteam 55491 "shared_preload_libraries = 'pg_clarify'" \
-    "cluster_name = 'regress_fr_primary'" "fsync = off"
+start_replica_primary forward_redteam 55491 "regress_fr_forwarder"
 pq() { psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
-pq "
-  CREATE ROLE regress_fr_agent LOGIN;
-  CREATE ROLE regress_fr_forwarder LOGIN;
-  CREATE EXTENSION pg_clarify;
-  GRANT EXECUTE ON FUNCTION clarify.audit_ingest(text, bytea) TO regress_fr_forwarder;
-  CREATE SCHEMA shop;
-  CREATE TABLE shop.orders AS SELECT g AS id, g * 1.5 AS booked_amount FROM generate_series(1, 10) g;
-  GRANT USAGE ON SCHEMA shop TO regress_fr_agent;
-  GRANT SELECT ON shop.orders TO regress_fr_agent;
-  INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.booked', 'metric', 'Booked revenue', 'approved');
-  INSERT INTO clarify.concept_columns VALUES ('metric.booked', 'shop.orders', 'booked_amount');
-  SELECT clarify.govern_role('regress_fr_agent');" >/dev/null
 db=$(pq "SELECT oid FROM pg_database WHERE datname = 'postgres'")
 origin=regress_fr_standby
 frames=$(cd "$(dirname "$0")" && pwd)
@@ -46,7 +33,7 @@ PY
 rows() { pq "SELECT count(*) FROM clarify.audit WHERE origin = '$origin'"; }
 
 # A text the primary's own audit holds: an agent's statement, decided and written here.
-psql_as regress_fr_agent -c "SELECT booked_amount AS secret_column FROM shop.orders WHERE id = 3" >/dev/null
+psql_as regress_replica_agent -c "SELECT booked_amount AS secret_column FROM shop.orders WHERE id = 3" >/dev/null
 pq "SELECT clarify.audit_wait('10 s')" >/dev/null
 secret=$(pq "SELECT t.hash FROM clarify.audit a JOIN clarify.audit_texts t ON t.body = a.statement
               WHERE a.statement LIKE '%secret_column%'")
