@@ -63,6 +63,9 @@ std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::s
         refuse(e.what());
     }
     uint32 node = origin_node(origin);
+    // A decision id names one decision: a writer never queues one twice (its notes share it).
+    std::unordered_set<uint64> decisions;
+    decisions.reserve(batch.size());
     for (size_t n = 0; n < batch.size(); ++n) {
         const AuditView &a = batch[n];
         if (a.database != MyDatabaseId)
@@ -70,6 +73,8 @@ std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::s
         if ((a.decision_id & 0xFF) != node)
             refuse("decision " + std::to_string(a.decision_id) + " was not made at origin \"" +
                    origin + "\"");
+        if (a.note.empty() && !decisions.insert(a.decision_id).second)
+            refuse("decision " + std::to_string(a.decision_id) + " appears twice in the batch");
     }
     if (std::string why = resolve_short_entries(batch); !why.empty()) refuse(why);
     (void)identify_forwarded(batch, audit_key());

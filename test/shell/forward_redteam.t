@@ -6,7 +6,7 @@
 # batches built to cost the ingest quadratic work or a rehash per entry are written correctly.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 24
+plan 25
 
 start_replica_primary forward_redteam 55491 "regress_fr_forwarder"
 pq() { psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
@@ -94,6 +94,9 @@ contains "a short entry with another node's id is refused" \
 contains "a short entry with no statement label is malformed" \
     "$(ingest "send(E(5, statement_hash=131, shape_hash=132), E(6, statement_hash=0, shape_hash=132, short=True))")" \
     "entry 2 is malformed: short audit entry without its hashes"
+contains "one decision id twice in a batch is refused (its notes may share it)" \
+    "$(ingest "send(E(9, statement='SELECT 1', statement_hash=151, shape_hash=152), E(9, note='refused', statement='SELECT 1'), E(9, statement='SELECT 2', statement_hash=153, shape_hash=152))")" \
+    "appears twice in the batch"
 equals "no refused batch wrote anything" "$(rows)" "3"
 contains "a record carried under no label defines nothing (the writer never shortens against it)" \
     "$(ingest "send(E(7, statement_hash=141, shape_hash=142, record='{\"question_id\": \"q_zero\"}'), E(8, statement_hash=141, shape_hash=142, short=True))")" \
