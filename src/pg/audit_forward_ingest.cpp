@@ -63,9 +63,6 @@ std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::s
         refuse(e.what());
     }
     uint32 node = origin_node(origin);
-    // A decision id names one decision: a writer never queues one twice (its notes share it).
-    std::unordered_set<uint64> decisions;
-    decisions.reserve(batch.size());
     for (size_t n = 0; n < batch.size(); ++n) {
         const AuditView &a = batch[n];
         if (a.database != MyDatabaseId)
@@ -73,8 +70,6 @@ std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::s
         if ((a.decision_id & 0xFF) != node)
             refuse("decision " + std::to_string(a.decision_id) + " was not made at origin \"" +
                    origin + "\"");
-        if (a.note.empty() && !decisions.insert(a.decision_id).second)
-            refuse("decision " + std::to_string(a.decision_id) + " appears twice in the batch");
     }
     if (std::string why = resolve_short_entries(batch); !why.empty()) refuse(why);
     (void)identify_forwarded(batch, audit_key());
@@ -95,6 +90,13 @@ void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
     std::set<uint64> held;
     std::set<std::pair<uint64, std::string>> held_notes;
     const std::unordered_set<uint64> wanted(ids.begin(), ids.end());
+    // A decision id names one decision: a writer never queues one twice (its notes share it).
+    if (wanted.size() != ids.size()) {
+        std::unordered_set<int64> seen;
+        for (int64 id : ids)
+            if (!seen.insert(id).second)
+                refuse("decision " + std::to_string(uint64(id)) + " appears twice in the batch");
+    }
     pg_guard([&] {
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
         Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * (batch.size() + 1)));

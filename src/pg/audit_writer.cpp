@@ -12,11 +12,11 @@
 #include "audit_recovery.hpp"
 #include "audit_writer.hpp"
 #include "boundary.hpp"
-#include "worker_wait.hpp"
 #include "compat.hpp"
 #include "gate.hpp"
 #include "settings.hpp"
 #include "shared_memory.hpp"
+#include "worker_wait.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -98,8 +98,9 @@ void writer_loop(Oid database) {
             return;
         long timeout = backoff ? backoff : forwarding ? kForwardPollMs : kAsyncPollMs;
         if (!replayed && !backoff) timeout = 1;  // a replay goes on at once
-        // A quarter of the queue pending: the backends woke the writer once, when it filled that
-        // far (audit_submit), so it goes on at once rather than wait to be woken again.
+        // More than audit_wake_bytes() pending (a quarter of the queue, half when forwarding): the
+        // backends woke the writer once, when it filled that far (audit_submit), so it goes on at
+        // once rather than wait to be woken again.
         if (written > 0 && audit_pending_bytes(slot) > audit_wake_bytes(forwarding)) timeout = 0;
         pg_guard([&] { (void)worker_wait(0, PGINVALID_SOCKET, timeout); });
     }

@@ -6,7 +6,7 @@
 # a role without the ingest grant is refused (logged once); a promoted standby audits locally.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 33
+plan 34
 
 start_replica_primary replica_primary 55471 "regress_forwarder" "regress_not_granted"
 pq() { psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
@@ -58,6 +58,25 @@ equals "last_decision() on the standby names the row the primary holds" \
 contains "the forwarder connected, logged once" "$(grep -c 'forwarding to the primary.*: connected' "$sdir/server.log")" "1"
 contains "audit_queue() on the standby shows the forwarding state" \
     "$(sq "SELECT last_error FROM clarify.audit_queue() WHERE database = 'postgres'")" "connected; last acknowledged"
+
+# A sync decision queued while the writer waits for the primary's answer to another batch goes
+# right after that answer (its wake-up is kept), not at the writer's next look 200 ms later.
+done_at() { agent_read standby_psql_as "$1" >/dev/null; ms_now >"$2"; }
+marks=$(mktemp -d)
+psql_as postgres -c "BEGIN" -c "LOCK clarify.audit_texts IN EXCLUSIVE MODE" -c "SELECT pg_sleep(1.2)" \
+    -c "COMMIT" >/dev/null &
+sleep 0.2
+done_at q_held_a "$marks/a" &
+sleep 0.5
+done_at q_held_b "$marks/b" &
+wait
+gap=$(($(cat "$marks/b") - $(cat "$marks/a")))
+rm -rf "$marks"
+if ((gap < 150)); then
+    pass "sync: a decision queued during another's forward goes right after it (${gap} ms later)"
+else
+    fail "sync: a decision queued during another's forward goes right after it" "${gap} ms later"
+fi
 
 # Async: queued and forwarded shortly after.
 set_standby "pg_clarify.audit_mode = 'async'"
