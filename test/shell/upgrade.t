@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# A populated 1.0 database upgrades in place: ALTER EXTENSION pg_clarify UPDATE keeps every row,
+# Populated 1.0 and 1.1 databases upgrade in place: ALTER EXTENSION pg_clarify UPDATE keeps every row,
 # ends with the same schema as a fresh install of the default version, and the gate works at once.
 # Needs PGHOST/PGPORT/PGUSER of a running cluster with the library preloaded.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 20
+plan 29
 
-old=clarify_upgrade_old new=clarify_upgrade_new
+old=clarify_upgrade_old new=clarify_upgrade_new mid=clarify_upgrade_1_1
 q() { "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -qAt -d "$1" -c "$2"; }
 # as_agent DB RECORD SQL: SQL's output (or error) in an agent session under that resolution record.
 as_agent() {
@@ -17,6 +17,7 @@ as_agent() {
 cleanup() {
     "$PG_BINDIR/dropdb" --if-exists "$old" 2>/dev/null
     "$PG_BINDIR/dropdb" --if-exists "$new" 2>/dev/null
+    "$PG_BINDIR/dropdb" --if-exists "$mid" 2>/dev/null
 }
 trap cleanup EXIT
 cleanup
@@ -177,4 +178,41 @@ equals "decisions after the update are audited" "$(q "$old" 'SELECT count(*) FRO
 equals "decisions after the update carry this server's origin" \
     "$(q "$old" "SELECT count(*) FROM clarify.audit WHERE origin IS NOT NULL AND origin <> ''")" \
     "$(q "$old" "SELECT count(*) FROM clarify.audit WHERE decided_at > (SELECT max(decided_at) FROM clarify.audit WHERE origin IS NULL)")"
+# --- a populated 1.1 database ----------------------------------------------------------------
+"$PG_BINDIR/createdb" "$mid"
+q "$mid" "CREATE EXTENSION pg_clarify VERSION '1.1'" &&
+    "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -d "$mid" -f "$repo/examples/revenue.sql" >/dev/null &&
+    q "$mid" "
+        INSERT INTO clarify.defaults (term, concept_id, approved_by)
+            VALUES ('revenue', 'metric.recognized_revenue', 'Finance controller');
+        SELECT clarify.confirm('q_upgrade_11', 'revenue', 'metric.invoiced_revenue', 'agent',
+                               'user:carol', '1 day', 'Show invoiced revenue');" >/dev/null
+equals "it runs catalog version 1.1" \
+    "$(q "$mid" "SELECT extversion FROM pg_extension WHERE extname = 'pg_clarify'")" "1.1"
+"$PG_BINDIR/psql" -X -q -d "$mid" -U agent >/dev/null 2>&1 <<'SQL'
+SELECT sum(recognized_amount) FROM sales.revenue_ledger;
+SELECT sum(booked_amount) FROM sales.orders;
+SQL
+for _ in $(seq 50); do
+    [[ $(q "$mid" 'SELECT count(*) FROM clarify.audit') -ge 2 ]] && break
+    sleep 0.1
+done
+mid_before=$(q "$mid" "$rows_sql")
+contains "the 1.1 database is populated, its audit included" "$mid_before" "audit=2"
+mid_audit=$(q "$mid" "$audit_sql")
+check "ALTER EXTENSION pg_clarify UPDATE from 1.1 succeeds" q "$mid" 'ALTER EXTENSION pg_clarify UPDATE'
+equals "it runs the default version after the update" \
+    "$(q "$mid" "SELECT extversion FROM pg_extension WHERE extname = 'pg_clarify'")" \
+    "$(q "$new" "SELECT extversion FROM pg_extension WHERE extname = 'pg_clarify'")"
+equals "every 1.1 row is kept" "$(q "$mid" "$rows_sql")" "$mid_before"
+equals "every 1.1 audit row shows the same texts" "$(q "$mid" "$audit_sql")" "$mid_audit"
+a=$(q "$mid" "$schema_sql")
+if [[ -n $a && $a == "$b" ]]; then pass "the schema updated from 1.1 equals a fresh install's"; else
+    fail "the schema updated from 1.1 equals a fresh install's" "$(diff <(echo "$b") <(echo "$a") | head -40)"
+fi
+out=$("$PG_BINDIR/psql" -X -v VERBOSITY=verbose -d "$mid" -U agent -c 'SELECT sum(booked_amount) FROM sales.orders' 2>&1)
+contains "after the update from 1.1 the gate refuses a non-default meaning at once" "$out" "QC003"
+out=$(as_agent "$mid" '{"question_id":"q_upgrade_11","question":"Show invoiced revenue","bindings":[{"term":"revenue","concept":"metric.invoiced_revenue","source":"user_confirmation"}]}' \
+    'SELECT count(invoiced_amount) > 0 FROM sales.invoices')
+equals "a 1.1 approval still verifies after the update" "$out" "t"
 finish

@@ -1,0 +1,1610 @@
+\echo Use "CREATE EXTENSION pg_clarify" to load this file. \quit
+
+-- pg_clarify 1.2: the governance catalog, its guards, and the SQL surface of the gate.
+--
+-- The catalog is the business's word on what governed columns mean. The gate trusts it blindly,
+-- so every rule a DBA could break by hand is refused here, at write time, with a message in the
+-- DBA's terms; constraints stay underneath as backstops for whatever slips past a trigger.
+
+--------------------------------------------------------------------------------------------------
+-- Shared helpers
+--------------------------------------------------------------------------------------------------
+
+-- Terms are compared case-insensitively everywhere (catalog, confirmations, the gate). One
+-- definition keeps the tables, the constraints and clarify.confirm from drifting apart. White
+-- space is the gate's: space, tab, line feed, carriage return, form feed, vertical tab (\x0B;
+-- an escape string has no \v).
+CREATE FUNCTION clarify.normalize_term(term text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN pg_catalog.translate(pg_catalog.btrim(term, E' \t\n\r\f\x0B'),
+                                'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+
+COMMENT ON FUNCTION clarify.normalize_term(text) IS
+    'How business terms are compared: trimmed and ASCII letters lower-cased (exactly as the gate compares them, whatever the database locale), so "Revenue" and "revenue " are one term.';
+
+--------------------------------------------------------------------------------------------------
+-- Concepts: the business meanings a governed column can carry
+--------------------------------------------------------------------------------------------------
+
+-- The audit records which version of a concept a decision relied on, so any change to what a
+-- concept means or whether it may be used must produce a new version, even if the DBA forgets.
+CREATE TABLE clarify.concepts (
+    id          text PRIMARY KEY,
+    kind        text NOT NULL,
+    label       text NOT NULL,
+    description text NOT NULL DEFAULT '',
+    owner       text NOT NULL DEFAULT '',
+    status      text NOT NULL DEFAULT 'draft',
+    available   boolean NOT NULL DEFAULT true,
+    version     integer NOT NULL DEFAULT 1,
+    aliases     text[] NOT NULL DEFAULT '{}',
+    valid_from  timestamptz,
+    valid_until timestamptz,
+    CONSTRAINT concepts_id_check CHECK (id ~ '^[^[:space:]](.*[^[:space:]])?$'),
+    CONSTRAINT concepts_kind_check CHECK (kind IN ('metric', 'dimension')),
+    CONSTRAINT concepts_label_check CHECK (label ~ '[^[:space:]]'),
+    CONSTRAINT concepts_status_check CHECK (status IN ('draft', 'approved', 'deprecated')),
+    CONSTRAINT concepts_version_check CHECK (version >= 1),
+    CONSTRAINT concepts_aliases_check
+        CHECK (pg_catalog.array_position(aliases, NULL) IS NULL AND NOT ('' = ANY (aliases))),
+    CONSTRAINT concepts_validity_check CHECK (valid_from < valid_until)
+);
+
+COMMENT ON TABLE clarify.concepts IS
+    'Business meanings (metrics and dimensions) that governed columns can carry, with their owner, approval status and validity.';
+COMMENT ON COLUMN clarify.concepts.id IS 'Stable identifier, e.g. metric.recognized_revenue.';
+COMMENT ON COLUMN clarify.concepts.label IS
+    'Name shown to business users when a clarification is needed.';
+COMMENT ON COLUMN clarify.concepts.status IS
+    'draft, approved or deprecated; only approved concepts can be used.';
+COMMENT ON COLUMN clarify.concepts.available IS
+    'False takes an approved concept out of use without changing its status.';
+COMMENT ON COLUMN clarify.concepts.version IS
+    'Raised automatically whenever the meaning or usability of the concept changes.';
+COMMENT ON COLUMN clarify.concepts.aliases IS
+    'Other names that, said in a question, name this concept explicitly.';
+COMMENT ON COLUMN clarify.concepts.valid_from IS
+    'The concept is usable from this moment on (NULL: always was).';
+COMMENT ON COLUMN clarify.concepts.valid_until IS
+    'The concept stops being usable at this moment (NULL: never).';
+
+CREATE FUNCTION clarify.concepts_bump_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- An UPDATE that sets version itself (e.g. a restore or a deliberate correction) is obeyed.
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.kind, NEW.label, NEW.description, NEW.owner, NEW.status, NEW.available,
+            NEW.aliases, NEW.valid_from, NEW.valid_until)
+           IS DISTINCT FROM
+           (OLD.kind, OLD.label, OLD.description, OLD.owner, OLD.status, OLD.available,
+            OLD.aliases, OLD.valid_from, OLD.valid_until)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concepts_bump_version() IS
+    'Gives a concept a new version whenever its meaning or usability changes.';
+
+CREATE TRIGGER concepts_bump_version
+    BEFORE UPDATE ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify.concepts_bump_version();
+
+-- Eligibility is the one rule every part of the gate agrees on; as a function on the row type it
+-- reads as c.eligible in ad-hoc queries (with clarify on the search_path). The SQL-standard body
+-- is bound at creation, so a caller's search_path cannot change what it means, and it stays
+-- inlinable.
+CREATE FUNCTION clarify.eligible(c clarify.concepts) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN c.status = 'approved'
+       AND c.available
+       AND (c.valid_from IS NULL OR c.valid_from <= pg_catalog.now())
+       AND (c.valid_until IS NULL OR pg_catalog.now() < c.valid_until);
+
+COMMENT ON FUNCTION clarify.eligible(clarify.concepts) IS
+    'True when the concept may be used right now: approved, available, and inside its validity period.';
+
+--------------------------------------------------------------------------------------------------
+-- Concept columns: which physical columns carry which meanings
+--------------------------------------------------------------------------------------------------
+
+-- A mapping to a column that does not exist would silently govern nothing, so it is refused when
+-- written. Only relations a statement can read columns from are accepted.
+CREATE TABLE clarify.concept_columns (
+    concept_id  text NOT NULL REFERENCES clarify.concepts (id) ON UPDATE CASCADE ON DELETE CASCADE,
+    relation    regclass NOT NULL,
+    column_name name NOT NULL,
+    -- Set by the trigger from column_name: the gate follows the column itself, so renaming it
+    -- does not ungovern it.
+    attnum      smallint,
+    PRIMARY KEY (concept_id, relation, column_name)
+);
+
+CREATE INDEX concept_columns_relation_idx ON clarify.concept_columns (relation);
+
+COMMENT ON TABLE clarify.concept_columns IS
+    'Governed columns: the physical columns that carry a business meaning. A column may carry several meanings.';
+
+CREATE FUNCTION clarify.concept_columns_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel_kind   "char";
+    rel_name   text;
+BEGIN
+    IF NEW.relation IS NULL OR NEW.column_name IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    SELECT c.relkind, pg_catalog.format('%s.%s', n.nspname, c.relname)
+      INTO rel_kind, rel_name
+      FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = NEW.relation;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'relation with OID % does not exist', NEW.relation::oid
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    IF rel_kind NOT IN ('r', 'p', 'v', 'm', 'f') THEN
+        RAISE EXCEPTION 'relation "%" is not a table, view, materialized view or foreign table',
+                        rel_name
+            USING ERRCODE = 'wrong_object_type';
+    END IF;
+    SELECT a.attnum INTO NEW.attnum
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = NEW.relation
+       AND a.attname = NEW.column_name
+       AND a.attnum > 0
+       AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" does not exist in relation "%"', NEW.column_name, rel_name
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concept_columns_check() IS
+    'Refuses to govern a column that does not exist or a relation that has no readable columns.';
+
+-- Only when the column itself is named: a concept rename cascading here must not be refused
+-- because a mapped column has since been dropped.
+CREATE TRIGGER concept_columns_check
+    BEFORE INSERT OR UPDATE OF relation, column_name, attnum ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify.concept_columns_check();
+
+--------------------------------------------------------------------------------------------------
+-- Terms: the candidate meanings of the words people use
+--------------------------------------------------------------------------------------------------
+
+-- People type "Revenue", "revenue" and "revenue "; the catalog stores one spelling so that the
+-- primary key, the defaults and the gate all see the same term.
+CREATE TABLE clarify.terms (
+    term       text NOT NULL,
+    concept_id text NOT NULL REFERENCES clarify.concepts (id) ON UPDATE CASCADE ON DELETE CASCADE,
+    PRIMARY KEY (term, concept_id),
+    CONSTRAINT terms_term_check CHECK (term <> '' AND term = clarify.normalize_term(term))
+);
+
+CREATE INDEX terms_concept_id_idx ON clarify.terms (concept_id);
+
+COMMENT ON TABLE clarify.terms IS
+    'Business terms and the meanings each may have: a term with several approved meanings is ambiguous until resolved.';
+
+CREATE FUNCTION clarify.terms_normalize() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    NEW.term := clarify.normalize_term(NEW.term);
+    IF NEW.term = '' THEN
+        RAISE EXCEPTION 'a term cannot be empty'
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.terms_normalize() IS
+    'Stores terms in their case-insensitive spelling and refuses empty ones.';
+
+CREATE TRIGGER terms_normalize
+    BEFORE INSERT OR UPDATE OF term ON clarify.terms
+    FOR EACH ROW EXECUTE FUNCTION clarify.terms_normalize();
+
+--------------------------------------------------------------------------------------------------
+-- Defaults: the business-approved meaning of a term, for everyone or for one role
+--------------------------------------------------------------------------------------------------
+
+-- A default settles an ambiguity on the business's behalf, so it must name who approved it and a
+-- meaning the term can actually have, and there can be only one per term and scope. The
+-- composite key to terms keeps a candidate from being removed while a default relies on it.
+CREATE TABLE clarify.defaults (
+    id          bigserial PRIMARY KEY,
+    term        text NOT NULL,
+    concept_id  text NOT NULL REFERENCES clarify.concepts (id) ON UPDATE CASCADE,
+    applies_to  regrole,
+    approved_by text NOT NULL,
+    approved_at timestamptz NOT NULL DEFAULT now(),
+    valid_until timestamptz,
+    CONSTRAINT defaults_term_check CHECK (term <> '' AND term = clarify.normalize_term(term)),
+    CONSTRAINT defaults_approved_by_check CHECK (approved_by ~ '[^[:space:]]'),
+    CONSTRAINT defaults_validity_check CHECK (valid_until > approved_at),
+    CONSTRAINT defaults_term_concept_fkey FOREIGN KEY (term, concept_id)
+        REFERENCES clarify.terms (term, concept_id) ON UPDATE CASCADE
+);
+
+-- NULL applies_to ("everyone") is one scope, so it is folded to OID 0 for uniqueness.
+CREATE UNIQUE INDEX defaults_term_scope_key
+    ON clarify.defaults (term, (COALESCE(applies_to::oid, '0'::oid)));
+
+COMMENT ON TABLE clarify.defaults IS
+    'Approved default meanings: which meaning a term has when nobody says otherwise, for everyone or for one role.';
+COMMENT ON COLUMN clarify.defaults.applies_to IS
+    'The role (and its members) the default is for; NULL means everyone.';
+COMMENT ON COLUMN clarify.defaults.approved_by IS 'The person or body who approved this default.';
+COMMENT ON COLUMN clarify.defaults.valid_until IS
+    'The default no longer applies from this moment on (NULL: never expires).';
+
+CREATE FUNCTION clarify.defaults_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    existing_id bigint;
+BEGIN
+    IF NEW.term IS NULL OR NEW.concept_id IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    NEW.term := clarify.normalize_term(NEW.term);
+    IF NEW.term = '' THEN
+        RAISE EXCEPTION 'the term of a default cannot be empty'
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.approved_by !~ '[^[:space:]]' THEN
+        RAISE EXCEPTION 'default for term "%" must name who approved it (approved_by is empty)',
+                        NEW.term
+            USING ERRCODE = 'check_violation';
+    END IF;
+
+    -- Cascades from a concept or term rename reach this row nested, possibly before their sibling
+    -- cascades have landed; the foreign keys check those at the end of the statement instead.
+    IF pg_catalog.pg_trigger_depth() > 1 THEN
+        RETURN NEW;
+    END IF;
+
+    IF NOT EXISTS (SELECT 1 FROM clarify.concepts c WHERE c.id = NEW.concept_id) THEN
+        RAISE EXCEPTION 'concept "%" does not exist', NEW.concept_id
+            USING ERRCODE = 'foreign_key_violation';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM clarify.terms t
+                    WHERE t.term = NEW.term AND t.concept_id = NEW.concept_id) THEN
+        RAISE EXCEPTION 'concept "%" is not a candidate of term "%"', NEW.concept_id, NEW.term
+            USING ERRCODE = 'foreign_key_violation',
+                  HINT = 'Add the pair to clarify.terms before making it a default.';
+    END IF;
+
+    SELECT d.id INTO existing_id
+      FROM clarify.defaults d
+     WHERE d.term = NEW.term
+       AND d.applies_to IS NOT DISTINCT FROM NEW.applies_to
+       AND d.id <> NEW.id;
+    IF FOUND THEN
+        RAISE EXCEPTION 'term "%" already has a default for %', NEW.term,
+                        CASE WHEN NEW.applies_to IS NULL THEN 'everyone'
+                             ELSE pg_catalog.format('role "%s"', NEW.applies_to) END
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = pg_catalog.format('The existing default is clarify.defaults id %s.',
+                                             existing_id),
+                  HINT = 'Update or delete the existing default instead of adding a second one.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.defaults_check() IS
+    'Refuses defaults without an approver, for an unknown concept, for a concept the term cannot mean, or duplicating a scope.';
+
+CREATE TRIGGER defaults_check
+    BEFORE INSERT OR UPDATE ON clarify.defaults
+    FOR EACH ROW EXECUTE FUNCTION clarify.defaults_check();
+
+--------------------------------------------------------------------------------------------------
+-- Approvals: what a user confirmed, for one question, on behalf of one role
+--------------------------------------------------------------------------------------------------
+
+-- Written through clarify.confirm by the application acting for the user; the gate verifies an
+-- agent's "the user confirmed it" claim against these rows. Rows are revoked, never reused.
+CREATE TABLE clarify.approvals (
+    id           bigserial PRIMARY KEY,
+    question_id  text NOT NULL,
+    term         text,
+    concept_id   text NOT NULL REFERENCES clarify.concepts (id) ON UPDATE CASCADE,
+    granted_to   regrole NOT NULL,
+    confirmed_by text NOT NULL,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    expires_at   timestamptz NOT NULL,
+    revoked_at   timestamptz,
+    question     text,
+    CONSTRAINT approvals_question_id_check CHECK (question_id ~ '[^[:space:]]'),
+    CONSTRAINT approvals_term_check CHECK (term <> '' AND term = clarify.normalize_term(term)),
+    CONSTRAINT approvals_confirmed_by_check CHECK (confirmed_by ~ '[^[:space:]]'),
+    CONSTRAINT approvals_expiry_check CHECK (expires_at > created_at),
+    CONSTRAINT approvals_question_check CHECK (question ~ '[^[:space:]]')
+);
+
+CREATE INDEX approvals_question_id_idx ON clarify.approvals (question_id);
+
+COMMENT ON TABLE clarify.approvals IS
+    'User confirmations: the meaning a user chose for a term in one question, usable by one role until it expires or is revoked.';
+COMMENT ON COLUMN clarify.approvals.term IS
+    'The term the user clarified; NULL when the confirmation names only the meaning.';
+COMMENT ON COLUMN clarify.approvals.granted_to IS
+    'The role (and its members) that may rely on this confirmation.';
+COMMENT ON COLUMN clarify.approvals.confirmed_by IS 'The user who made the choice.';
+COMMENT ON COLUMN clarify.approvals.question IS
+    'The question text the user answered: the confirmation holds only for a resolution record asking exactly this text (surrounding white space aside). NULL: any text of the question.';
+
+CREATE FUNCTION clarify.approvals_normalize() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.term IS NOT NULL THEN
+        NEW.term := clarify.normalize_term(NEW.term);
+        IF NEW.term = '' THEN
+            RAISE EXCEPTION 'the term of a confirmation cannot be blank; use NULL for none'
+                USING ERRCODE = 'check_violation';
+        END IF;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.approvals_normalize() IS
+    'Stores the confirmed term in its case-insensitive spelling.';
+
+CREATE TRIGGER approvals_normalize
+    BEFORE INSERT OR UPDATE OF term ON clarify.approvals
+    FOR EACH ROW EXECUTE FUNCTION clarify.approvals_normalize();
+
+--------------------------------------------------------------------------------------------------
+-- Agent roles: who is gated
+--------------------------------------------------------------------------------------------------
+
+-- Membership is what counts: registering a group role gates every login role in it.
+CREATE TABLE clarify.agent_roles (
+    agent_role regrole PRIMARY KEY,
+    added_at   timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE clarify.agent_roles IS
+    'Governed roles: sessions of these roles, or of their members, are agents whose statements pass the clarification gate.';
+
+--------------------------------------------------------------------------------------------------
+-- Cache invalidation
+--------------------------------------------------------------------------------------------------
+
+-- Every backend keeps the catalog in memory; one statement-level trigger per table tells them
+-- all to reload at their next statement, so a change never needs a reconnect or a reload.
+CREATE FUNCTION clarify.catalog_changed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'clarify_catalog_changed'
+    LANGUAGE C;
+
+COMMENT ON FUNCTION clarify.catalog_changed() IS
+    'Tells every session that the governance catalog changed, so the next statement sees the change.';
+
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.concepts
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.concept_columns
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.terms
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.defaults
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.approvals
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.agent_roles
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+
+--------------------------------------------------------------------------------------------------
+-- The gate's SQL surface (implemented in the library)
+--------------------------------------------------------------------------------------------------
+
+-- What agents may ask the gate directly: resolve a term, dry-run a statement, see the last
+-- decision, and learn whether they are gated at all.
+CREATE FUNCTION clarify.resolve(term text, question_id text DEFAULT NULL) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'clarify_resolve'
+    LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION clarify.resolve(text, text) IS
+    'Which meaning a term has for the caller right now (resolved, ambiguous or unsupported), with the options to ask about.';
+
+CREATE FUNCTION clarify."check"(sql text) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'clarify_check'
+    LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION clarify."check"(text) IS
+    'What the gate would decide for a statement under the current resolution record, without running it.';
+
+CREATE FUNCTION clarify.last_decision() RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'clarify_last_decision'
+    LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION clarify.last_decision() IS
+    'The most recent decision of the gate in this session, allowed or rejected.';
+
+CREATE FUNCTION clarify.gated() RETURNS boolean
+    AS 'MODULE_PATHNAME', 'clarify_gated'
+    LANGUAGE C STABLE;
+
+COMMENT ON FUNCTION clarify.gated() IS
+    'True when this session is an agent: its login role or current role belongs to a governed role.';
+
+--------------------------------------------------------------------------------------------------
+-- Confirmations
+--------------------------------------------------------------------------------------------------
+
+-- The application that talks to the user records the user's choice; it runs with the owner's
+-- rights so that it needs no access to the tables. An agent must never vouch for itself, so a
+-- gated caller is refused even if someone granted it EXECUTE. With the question's text, the
+-- choice holds only for that question: an agent cannot carry it over to another one by keeping
+-- the question_id.
+CREATE FUNCTION clarify.confirm(question_id text,
+                                term text,
+                                concept text,
+                                granted_to regrole,
+                                confirmed_by text,
+                                expires_in interval DEFAULT '1 hour',
+                                question text DEFAULT NULL)
+    RETURNS bigint
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    chosen      clarify.concepts;
+    chosen_term text;
+    asked       text;
+    candidates  text;
+    new_id      bigint;
+BEGIN
+    IF clarify.gated() THEN
+        RAISE EXCEPTION 'agents cannot confirm their own bindings'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'This session belongs to a role governed by pg_clarify.',
+                  HINT = 'Confirmations must be recorded by the application acting for the user.';
+    END IF;
+
+    IF confirm.question_id IS NULL OR confirm.concept IS NULL OR confirm.granted_to IS NULL
+       OR confirm.confirmed_by IS NULL OR confirm.expires_in IS NULL THEN
+        RAISE EXCEPTION
+            'question_id, concept, granted_to, confirmed_by and expires_in must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF confirm.question_id !~ '[^[:space:]]' THEN
+        RAISE EXCEPTION 'question_id must not be empty'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF confirm.confirmed_by !~ '[^[:space:]]' THEN
+        RAISE EXCEPTION 'confirmed_by must name the user who confirmed'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- Both ways: '1 month -29 days' compares as one day, yet from 1 February it lands in January.
+    IF confirm.expires_in <= interval '0'
+       OR pg_catalog.now() + confirm.expires_in <= pg_catalog.now() THEN
+        RAISE EXCEPTION 'expires_in must be a positive interval, not %', confirm.expires_in
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF confirm.question IS NOT NULL THEN
+        asked := pg_catalog.btrim(confirm.question, E' \t\n\r\f\x0B');
+        IF asked = '' THEN
+            RAISE EXCEPTION 'question must not be blank; pass NULL to confirm for any question text'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    END IF;
+    IF confirm.term IS NOT NULL THEN
+        chosen_term := clarify.normalize_term(confirm.term);
+        IF chosen_term = '' THEN
+            RAISE EXCEPTION 'term must not be blank; pass NULL to confirm a meaning without a term'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+    END IF;
+
+    SELECT * INTO chosen FROM clarify.concepts c WHERE c.id = confirm.concept;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'concept "%" does not exist', confirm.concept
+            USING ERRCODE = 'undefined_object';
+    END IF;
+    IF chosen.status <> 'approved' THEN
+        RAISE EXCEPTION 'concept "%" cannot be confirmed: its status is %, not approved',
+                        chosen.id, chosen.status
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    IF NOT chosen.available THEN
+        RAISE EXCEPTION 'concept "%" cannot be confirmed: it is currently unavailable', chosen.id
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    IF NOT clarify.eligible(chosen) THEN
+        RAISE EXCEPTION 'concept "%" cannot be confirmed: it is outside its validity period',
+                        chosen.id
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = pg_catalog.format('Valid from %s until %s.',
+                                  COALESCE(chosen.valid_from::text, 'always'),
+                                  COALESCE(chosen.valid_until::text, 'forever'));
+    END IF;
+
+    IF chosen_term IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM clarify.terms t
+                        WHERE t.term = chosen_term AND t.concept_id = chosen.id) THEN
+        SELECT pg_catalog.string_agg(pg_catalog.format('"%s"', t.concept_id), ', '
+                                     ORDER BY t.concept_id)
+          INTO candidates
+          FROM clarify.terms t
+         WHERE t.term = chosen_term;
+        RAISE EXCEPTION 'concept "%" is not a candidate of term "%"', chosen.id, chosen_term
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = CASE WHEN candidates IS NULL
+                                THEN pg_catalog.format('The term "%s" has no candidates.',
+                                                       chosen_term)
+                                ELSE pg_catalog.format('The candidates of "%s" are %s.',
+                                                       chosen_term, candidates)
+                           END;
+    END IF;
+
+    INSERT INTO clarify.approvals AS a
+           (question_id, term, concept_id, granted_to, confirmed_by, expires_at, question)
+    VALUES (confirm.question_id, chosen_term, chosen.id, confirm.granted_to,
+            confirm.confirmed_by, pg_catalog.now() + confirm.expires_in, asked)
+    RETURNING a.id INTO new_id;
+    RETURN new_id;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.confirm(text, text, text, regrole, text, interval, text) IS
+    'Records that a user chose this meaning for a term in one question (for that question text only, when given), for the given role, until it expires. Returns the confirmation id.';
+
+-- Revoking keeps the row (the audit refers to it) and stamps when it stopped counting.
+CREATE FUNCTION clarify.revoke(approval_id bigint) RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    previously_revoked timestamptz;
+BEGIN
+    IF clarify.gated() THEN
+        RAISE EXCEPTION 'agents cannot revoke confirmations'
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'This session belongs to a role governed by pg_clarify.',
+                  HINT = 'Confirmations must be revoked by the application acting for the user.';
+    END IF;
+    IF revoke.approval_id IS NULL THEN
+        RAISE EXCEPTION 'approval_id must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+
+    SELECT a.revoked_at INTO previously_revoked
+      FROM clarify.approvals a
+     WHERE a.id = revoke.approval_id
+       FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'confirmation % does not exist', revoke.approval_id
+            USING ERRCODE = 'undefined_object';
+    END IF;
+    IF previously_revoked IS NOT NULL THEN
+        RAISE NOTICE 'confirmation % was already revoked at %',
+                     revoke.approval_id, previously_revoked;
+        RETURN;
+    END IF;
+
+    UPDATE clarify.approvals a SET revoked_at = pg_catalog.now() WHERE a.id = revoke.approval_id;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.revoke(bigint) IS
+    'Withdraws a user confirmation: from now on no statement can rely on it.';
+
+--------------------------------------------------------------------------------------------------
+-- Governing roles
+--------------------------------------------------------------------------------------------------
+
+-- Code a role creates (a function, an operator, an index expression, a view) runs with that
+-- role's identity wherever it is used: by maintenance, by other roles, while statements are
+-- planned. These are the ways a role can create code in this database: privileges held by it,
+-- by a role it belongs to or by PUBLIC, and ownership (an owner can always grant itself), each
+-- with the statement that takes it away.
+CREATE FUNCTION clarify.code_privileges(r regrole)
+    RETURNS TABLE (privilege text, revoke text)
+    LANGUAGE sql STABLE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+WITH db AS (
+    SELECT d.datname, d.datdba, coalesce(d.datacl, acldefault('d', d.datdba)) AS acl
+      FROM pg_database d
+     WHERE d.datname = current_database()
+), schemas AS (
+    SELECT n.nspname, n.nspowner, coalesce(n.nspacl, acldefault('n', n.nspowner)) AS acl
+      FROM pg_namespace n
+     WHERE n.nspname !~ '^pg_(toast_)?temp_'
+), grants AS (
+    SELECT 'DATABASE' AS kind, db.datname AS object, a.privilege_type, a.grantee
+      FROM db, aclexplode(db.acl) a
+     WHERE a.privilege_type IN ('CREATE', 'TEMPORARY') AND a.grantee <> db.datdba
+    UNION
+    SELECT 'SCHEMA', s.nspname, a.privilege_type, a.grantee
+      FROM schemas s, aclexplode(s.acl) a
+     WHERE a.privilege_type = 'CREATE' AND a.grantee <> s.nspowner
+), found AS (
+    SELECT 1 AS rank, 'is a superuser' AS privilege,
+           format('ALTER ROLE %s NOSUPERUSER;', r) AS revoke
+      FROM pg_roles WHERE oid = r AND rolsuper
+    UNION ALL
+    SELECT 2, format('owns database %I', db.datname),
+           format('ALTER DATABASE %I OWNER TO <another role>;', db.datname)
+      FROM db WHERE pg_has_role(r::oid, db.datdba, 'MEMBER')
+    UNION ALL
+    SELECT 3, format('owns schema %I', s.nspname),
+           format('ALTER SCHEMA %I OWNER TO <another role>;', s.nspname)
+      FROM schemas s WHERE pg_has_role(r::oid, s.nspowner, 'MEMBER')
+    UNION ALL
+    SELECT 4, format('%s on %s %I, granted to %s',
+                     CASE g.privilege_type WHEN 'TEMPORARY' THEN 'TEMP' ELSE g.privilege_type END,
+                     lower(g.kind), g.object,
+                     CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END),
+           format('REVOKE %s ON %s %I FROM %s;',
+                  CASE g.privilege_type WHEN 'TEMPORARY' THEN 'TEMP' ELSE g.privilege_type END,
+                  g.kind, g.object,
+                  CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END)
+      FROM grants g
+     WHERE g.grantee = 0 OR pg_has_role(r::oid, g.grantee, 'MEMBER')
+)
+SELECT f.privilege, f.revoke FROM found f
+ WHERE NOT EXISTS (SELECT 1 FROM pg_roles su WHERE su.oid = r AND su.rolsuper) OR f.rank = 1
+ ORDER BY f.rank, f.privilege
+$$;
+
+COMMENT ON FUNCTION clarify.code_privileges(regrole) IS
+    'What lets a role create functions and other code in this database (privileges of its own, of a role it belongs to or of PUBLIC, ownership), each with the statement that takes it away.';
+
+-- Deliberately not SECURITY DEFINER: deciding who is an agent is the catalog owner's call, and
+-- the table privileges enforce that even if EXECUTE is granted by mistake. Governing a role that
+-- can create code is allowed, but said loudly.
+CREATE FUNCTION clarify.govern_role(r regrole) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    fixes text;
+BEGIN
+    IF r IS NULL THEN
+        RAISE EXCEPTION 'role must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    INSERT INTO clarify.agent_roles (agent_role) VALUES (r)
+        ON CONFLICT (agent_role) DO NOTHING;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles ro WHERE ro.oid = r AND ro.rolsuper) THEN
+        RAISE WARNING 'role "%" is a superuser and can switch the gate off', r;
+    ELSE
+        SELECT pg_catalog.string_agg(p.revoke, ' ') INTO fixes FROM clarify.code_privileges(r) p;
+        IF fixes IS NOT NULL THEN
+            RAISE WARNING 'role "%" can create functions, and code an agent owns runs with the agent''s identity also when other roles or maintenance use it', r
+                USING HINT = 'Revoke what allows it: ' || fixes;
+        END IF;
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.govern_role(regrole) IS
+    'Makes a role an agent: its sessions, and those of its members, pass the clarification gate. Warns when the role can create code. Repeating it is harmless.';
+
+CREATE FUNCTION clarify.release_role(r regrole) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF r IS NULL THEN
+        RAISE EXCEPTION 'role must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    DELETE FROM clarify.agent_roles a WHERE a.agent_role = r;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'role "%" is not governed by pg_clarify', r
+            USING ERRCODE = 'undefined_object';
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.release_role(regrole) IS
+    'Stops treating a role as an agent.';
+
+--------------------------------------------------------------------------------------------------
+-- The audit (docs/reference.md, "Tables and views"): one lean row per decision, written by the
+-- audit writer
+--------------------------------------------------------------------------------------------------
+
+-- Decisions arrive at tens of thousands per second, so a row holds only numbers and the question
+-- id; statement texts, records and decision shapes (state, reason, columns, bindings, payload)
+-- repeat and are stored once each, keyed by a keyed 128-bit hash (SipHash-2-4 under a key drawn at
+-- each server start, never shown to SQL): nobody can choose or predict the identity of a text.
+-- The writer compares the bytes before it reuses a stored text. clarify.audit joins them back.
+CREATE TABLE clarify.audit_texts (
+    hash uuid PRIMARY KEY,
+    body text NOT NULL
+);
+
+CREATE TABLE clarify.audit_shapes (
+    hash     uuid PRIMARY KEY,
+    allowed  boolean NOT NULL,
+    state    text NOT NULL,
+    reason   text NOT NULL,
+    columns  jsonb NOT NULL,
+    bindings jsonb NOT NULL,
+    payload  jsonb
+);
+
+-- Decisions are stored a batch to a row: the writer commits what it drained as one row of
+-- arrays, so a decision costs a few array elements, not a heap tuple and an index entry. lz4
+-- compresses the arrays several times faster than the default pglz.
+-- clarify.audit_log unnests them back to one row per decision.
+CREATE TABLE clarify.audit_batches (
+    batch_id         bigserial PRIMARY KEY,
+    written_at       timestamptz NOT NULL DEFAULT now(),
+    first_decided_at timestamptz NOT NULL,
+    last_decided_at  timestamptz NOT NULL,
+    decision_ids     bigint[] COMPRESSION lz4 NOT NULL,
+    decided_ats      timestamptz[] COMPRESSION lz4 NOT NULL,
+    session_roles    oid[] COMPRESSION lz4 NOT NULL,
+    acting_roles     oid[] COMPRESSION lz4 NOT NULL,
+    pids             integer[] COMPRESSION lz4 NOT NULL,
+    query_ids        bigint[] COMPRESSION lz4 NOT NULL,
+    statement_hashes uuid[] COMPRESSION lz4 NOT NULL,
+    shape_hashes     uuid[] COMPRESSION lz4 NOT NULL,
+    record_hashes    uuid[] COMPRESSION lz4 NOT NULL,
+    question_ids     text[] COMPRESSION lz4 NOT NULL
+);
+
+-- Batches arrive in time order: a BRIN index serves retention and time ranges for almost nothing.
+CREATE INDEX audit_batches_decided_idx ON clarify.audit_batches USING brin (last_decided_at);
+
+CREATE VIEW clarify.audit_log AS
+SELECT u.decision_id, u.decided_at, u.session_role, u.acting_role, u.pid, u.query_id,
+       u.statement_hash, u.shape_hash, u.record_hash, u.question_id, b.batch_id
+FROM clarify.audit_batches b
+CROSS JOIN LATERAL unnest(b.decision_ids, b.decided_ats, b.session_roles, b.acting_roles, b.pids,
+                          b.query_ids, b.statement_hashes, b.shape_hashes, b.record_hashes,
+                          b.question_ids)
+    AS u(decision_id, decided_at, session_role, acting_role, pid, query_id, statement_hash,
+         shape_hash, record_hash, question_id);
+
+-- Notes about decisions written after them: a statement refused with QC005 because its decision
+-- was not committed in time did not run, whatever the gate had decided.
+CREATE TABLE clarify.audit_notes (
+    decision_id bigint NOT NULL,
+    noted_at    timestamptz NOT NULL,
+    note        text NOT NULL
+);
+CREATE INDEX audit_notes_decision_id_idx ON clarify.audit_notes (decision_id);
+
+-- Called by purge_audit() under its locks, before it deletes: audit writers forget which texts
+-- they stored, backends stop sending decisions without their texts, and the hashes that such
+-- decisions still queued refer to are returned (the purge keeps them).
+CREATE FUNCTION clarify.audit_purge_begin() RETURNS uuid[]
+    AS 'MODULE_PATHNAME', 'clarify_audit_purge_begin'
+    LANGUAGE C VOLATILE;
+
+CREATE TABLE clarify.audit_purges (
+    id           bigserial PRIMARY KEY,
+    purged_at    timestamptz NOT NULL DEFAULT now(),
+    purged_by    name NOT NULL,
+    older_than   interval NOT NULL,
+    rows_deleted bigint NOT NULL
+);
+
+COMMENT ON VIEW clarify.audit_log IS
+    'One row per gated decision, allowed or rejected, as stored; read it through clarify.audit.';
+COMMENT ON TABLE clarify.audit_batches IS
+    'The audit as written: one row per batch of decisions the writer committed together.';
+COMMENT ON TABLE clarify.audit_purges IS
+    'Every retention run of clarify.purge_audit(): when, by whom, how much.';
+
+CREATE VIEW clarify.audit AS
+SELECT l.decision_id,
+       l.decided_at,
+       l.session_role::regrole AS session_role,
+       l.acting_role::regrole AS acting_role,
+       l.pid,
+       l.question_id,
+       st.body AS statement,
+       l.query_id,
+       CASE WHEN sh.allowed AND n.note IS NULL THEN 'allowed' ELSE 'rejected' END AS decision,
+       CASE WHEN n.note IS NULL THEN sh.state ELSE 'AUDIT_UNAVAILABLE' END AS state,
+       CASE WHEN n.note IS NULL THEN sh.reason
+            ELSE n.note || ' (the gate had decided ' || sh.state || ')' END AS reason,
+       sh.columns,
+       sh.bindings,
+       sh.payload || jsonb_build_object('decision_id', l.decision_id::text) AS payload,
+       rec.body::jsonb AS record
+FROM clarify.audit_log l
+LEFT JOIN clarify.audit_texts st ON st.hash = l.statement_hash
+LEFT JOIN clarify.audit_shapes sh ON sh.hash = l.shape_hash
+LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash
+LEFT JOIN LATERAL (SELECT string_agg(an.note, '; ') AS note FROM clarify.audit_notes an
+                   WHERE an.decision_id = l.decision_id) n ON true;
+
+COMMENT ON VIEW clarify.audit IS
+    'Every decision of the gate: who, when, which statement, what it read, how each governed column was resolved, and the clarification asked for.';
+
+-- Append-only for everyone: only purge_audit() removes rows, and it records that it did.
+CREATE FUNCTION clarify.audit_refuse_change() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RAISE EXCEPTION 'the pg_clarify audit is append-only: % on %.% is refused',
+        TG_OP, TG_TABLE_SCHEMA, TG_TABLE_NAME
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'Retention goes through clarify.purge_audit(older_than).';
+END
+$$;
+
+CREATE TRIGGER audit_batches_append_only BEFORE UPDATE OR DELETE ON clarify.audit_batches
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_batches_no_truncate BEFORE TRUNCATE ON clarify.audit_batches
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_texts_append_only BEFORE UPDATE OR DELETE ON clarify.audit_texts
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_texts_no_truncate BEFORE TRUNCATE ON clarify.audit_texts
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_shapes_append_only BEFORE UPDATE OR DELETE ON clarify.audit_shapes
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_shapes_no_truncate BEFORE TRUNCATE ON clarify.audit_shapes
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_notes_append_only BEFORE UPDATE OR DELETE ON clarify.audit_notes
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_notes_no_truncate BEFORE TRUNCATE ON clarify.audit_notes
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_purges_append_only BEFORE UPDATE OR DELETE ON clarify.audit_purges
+    FOR EACH ROW EXECUTE FUNCTION clarify.audit_refuse_change();
+CREATE TRIGGER audit_purges_no_truncate BEFORE TRUNCATE ON clarify.audit_purges
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.audit_refuse_change();
+
+-- Retention. Runs with session_replication_role = replica, which only a superuser-owned function
+-- can set, so the append-only triggers stand aside for it alone.
+CREATE FUNCTION clarify.purge_audit(older_than interval) RETURNS bigint
+    LANGUAGE plpgsql
+    SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    SET session_replication_role = replica
+AS $$
+DECLARE
+    deleted bigint;
+    queued  uuid[];
+BEGIN
+    IF older_than IS NULL OR older_than < interval '0' THEN
+        RAISE EXCEPTION 'older_than must be a non-negative interval'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- The lock below only protects a batch in flight if this statement sees it commit.
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'clarify.purge_audit() must run at READ COMMITTED isolation'
+            USING ERRCODE = 'invalid_transaction_state';
+    END IF;
+    -- Waits for a batch in flight, and keeps the writer from reusing a text deleted here.
+    LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN SHARE MODE;
+    -- Decisions still queued may refer to stored texts by hash alone: those are kept.
+    queued := clarify.audit_purge_begin();
+    WITH gone AS (
+        DELETE FROM clarify.audit_batches WHERE last_decided_at < now() - older_than
+        RETURNING pg_catalog.cardinality(decision_ids) AS decisions)
+    SELECT coalesce(sum(decisions), 0) INTO deleted FROM gone;
+    DELETE FROM clarify.audit_notes WHERE noted_at < now() - older_than
+        AND decision_id NOT IN (SELECT decision_id FROM clarify.audit_log);
+    DELETE FROM clarify.audit_texts
+    WHERE hash NOT IN (SELECT statement_hash FROM clarify.audit_log
+                       UNION ALL
+                       SELECT record_hash FROM clarify.audit_log WHERE record_hash IS NOT NULL)
+      AND hash <> ALL (queued);
+    DELETE FROM clarify.audit_shapes
+    WHERE hash NOT IN (SELECT shape_hash FROM clarify.audit_log) AND hash <> ALL (queued);
+    INSERT INTO clarify.audit_purges (purged_by, older_than, rows_deleted)
+    VALUES (session_user, older_than, deleted);
+    RETURN deleted;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.purge_audit(interval) IS
+    'Deletes audit decisions older than the interval (owner only); the purge itself is recorded in clarify.audit_purges.';
+
+CREATE FUNCTION clarify.audit_queue(
+    OUT database name, OUT writer_pid integer, OUT enqueued bigint, OUT written bigint,
+    OUT dropped bigint, OUT timeouts bigint, OUT failed_batches bigint, OUT malformed bigint,
+    OUT pending_bytes bigint, OUT last_error text)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'clarify_audit_queue'
+    LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION clarify.audit_queue() IS
+    'The audit queue of each database since the server started: decisions queued, written, dropped (async, queue full), timed out (sync), failed batches and the last error.';
+
+--------------------------------------------------------------------------------------------------
+-- Evaluation views: how often the business had to be asked, and what it cost
+--------------------------------------------------------------------------------------------------
+
+CREATE VIEW clarify.audit_daily AS
+SELECT date_trunc('day', decided_at) AS day, decision, state, count(*) AS decisions
+FROM clarify.audit
+GROUP BY 1, 2, 3;
+
+COMMENT ON VIEW clarify.audit_daily IS 'Decisions per day, by outcome and state.';
+
+CREATE VIEW clarify.audit_friction AS
+SELECT slot ->> 'term' AS term,
+       count(*) AS ambiguous_rejections,
+       count(DISTINCT a.question_id) AS questions,
+       min(a.decided_at) AS first_seen,
+       max(a.decided_at) AS last_seen
+FROM clarify.audit a
+CROSS JOIN LATERAL jsonb_array_elements(a.payload -> 'slots') AS slot
+WHERE a.decision = 'rejected' AND slot ->> 'state' = 'AMBIGUOUS'
+GROUP BY 1;
+
+COMMENT ON VIEW clarify.audit_friction IS
+    'Which terms cause the most AMBIGUOUS rejections: candidates for an approved default.';
+
+CREATE VIEW clarify.audit_resolution_paths AS
+WITH per_question AS (
+    SELECT question_id,
+           min(decided_at) FILTER (WHERE decision = 'rejected') AS first_rejected_at,
+           min(decided_at) FILTER (WHERE decision = 'allowed') AS first_allowed_at
+    FROM clarify.audit
+    WHERE question_id IS NOT NULL
+    GROUP BY question_id
+)
+SELECT q.question_id,
+       q.first_rejected_at,
+       (SELECT min(p.created_at) FROM clarify.approvals p WHERE p.question_id = q.question_id)
+           AS confirmed_at,
+       q.first_allowed_at,
+       (SELECT count(*) FROM clarify.audit a
+        WHERE a.question_id = q.question_id AND a.decision = 'rejected'
+          AND a.decided_at < coalesce(q.first_allowed_at, 'infinity')) AS rounds,
+       q.first_allowed_at - q.first_rejected_at AS time_to_resolution
+FROM per_question q;
+
+COMMENT ON VIEW clarify.audit_resolution_paths IS
+    'Per question: first rejection, the user''s confirmation, first allowed statement, the rounds of clarification in between and the time they took.';
+
+CREATE VIEW clarify.audit_sources AS
+SELECT b ->> 'source' AS source,
+       count(*) AS covered_columns,
+       round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS percent
+FROM clarify.audit a
+CROSS JOIN LATERAL jsonb_array_elements(a.bindings) AS b
+WHERE a.decision = 'allowed'
+GROUP BY 1;
+
+COMMENT ON VIEW clarify.audit_sources IS
+    'How the governed columns of allowed statements were resolved: approved default, user confirmation, explicit naming or the only eligible meaning.';
+
+--------------------------------------------------------------------------------------------------
+-- Privileges
+--------------------------------------------------------------------------------------------------
+
+-- Start from nothing, then hand out exactly what each actor needs (docs/dba-guide.md, "Let agents
+-- in"; docs/reference.md, "Functions"). Agents read the vocabulary they may be asked about, never
+-- who confirmed what, who is governed or which columns are watched; nobody but the owner writes
+-- anything except through confirm/revoke, which the DBA grants to the application role.
+REVOKE ALL ON ALL TABLES IN SCHEMA clarify FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA clarify FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA clarify FROM PUBLIC;
+
+GRANT USAGE ON SCHEMA clarify TO PUBLIC;
+GRANT SELECT ON clarify.concepts, clarify.terms, clarify.defaults TO PUBLIC;
+GRANT EXECUTE ON FUNCTION
+    clarify.resolve(text, text),
+    clarify."check"(text),
+    clarify.last_decision(),
+    clarify.gated(),
+    clarify.eligible(clarify.concepts),
+    clarify.normalize_term(text)
+    TO PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- pg_dump
+--------------------------------------------------------------------------------------------------
+
+-- Every row in these tables was entered by a DBA or a user; a dump must carry them all, and the
+-- sequences too, so restored ids never collide with the ones the audit already refers to.
+SELECT pg_catalog.pg_extension_config_dump('clarify.concepts', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.concept_columns', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.terms', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.defaults', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.approvals', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.agent_roles', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.defaults_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.approvals_id_seq', '');
+-- The audit is history: it moves with the database.
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_batches', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_batches_batch_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_texts', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_shapes', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_notes', '');
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_purges_id_seq', '');
+
+--------------------------------------------------------------------------------------------------
+-- Audit queue: async decisions wait for room like sync ones and are never
+-- dropped; only notes on refused decisions can be.
+COMMENT ON FUNCTION clarify.audit_queue() IS
+    'The audit queue of each database since the server started: decisions queued, written, notes dropped (a refused decision''s note that found the queue full; decisions are never dropped), decisions timed out (refused with QC005: not committed, or no room in the queue, within pg_clarify.audit_timeout), failed batches and the last error.';
+
+--------------------------------------------------------------------------------------------------
+-- clarify.check() plans as a role with no privileges of its own
+--------------------------------------------------------------------------------------------------
+
+-- Planning runs code (folded IMMUTABLE functions, estimators, cached support functions such as a
+-- range type's subtype_diff): clarify.check() plans as this role, so code an agent wrote never
+-- runs with the rights of whoever dry-runs its SQL. Roles are shared by the cluster's databases:
+-- the first install creates it; nothing may be granted to it.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'clarify_check') THEN
+        CREATE ROLE clarify_check NOLOGIN NOINHERIT;
+    END IF;
+END
+$$;
+
+--------------------------------------------------------------------------------------------------
+-- Time ranges and impact: time windows, dated measures, the impact of a term
+--------------------------------------------------------------------------------------------------
+
+-- A time window is a named period ("last quarter") whose bounds are SQL expressions evaluated at
+-- each statement; a measure's time column says which rows fall in it (docs/reference.md, "Time
+-- ranges and impact").
+ALTER TABLE clarify.concepts DROP CONSTRAINT concepts_kind_check;
+ALTER TABLE clarify.concepts
+    ADD CONSTRAINT concepts_kind_check CHECK (kind IN ('metric', 'dimension', 'time_window'));
+ALTER TABLE clarify.concepts ADD COLUMN window_start text;
+ALTER TABLE clarify.concepts ADD COLUMN window_end text;
+COMMENT ON COLUMN clarify.concepts.window_start IS
+    'For a time window: the SQL expression (date or timestamptz) where the period starts, included.';
+COMMENT ON COLUMN clarify.concepts.window_end IS
+    'For a time window: the SQL expression (date or timestamptz) where the period ends, excluded.';
+
+ALTER TABLE clarify.concept_columns ADD COLUMN time_column name;
+ALTER TABLE clarify.concept_columns ADD COLUMN requires_time_range boolean NOT NULL DEFAULT false;
+COMMENT ON COLUMN clarify.concept_columns.time_column IS
+    'The date or timestamp column of the same relation that dates this measure.';
+COMMENT ON COLUMN clarify.concept_columns.requires_time_range IS
+    'True: a statement must bound time_column on both sides, or the period is asked for.';
+
+ALTER TABLE clarify.terms ADD COLUMN impact text NOT NULL DEFAULT 'high';
+ALTER TABLE clarify.terms
+    ADD CONSTRAINT terms_impact_check CHECK (impact IN ('low', 'medium', 'high'));
+COMMENT ON COLUMN clarify.terms.impact IS
+    'low, medium or high: how much choosing the wrong meaning of the term changes an answer.';
+
+CREATE FUNCTION clarify.window_bound_check(concept text, side text, expression text) RETURNS void
+    LANGUAGE c STRICT VOLATILE
+    AS 'MODULE_PATHNAME', 'clarify_window_bound_check';
+
+COMMENT ON FUNCTION clarify.window_bound_check(text, text, text) IS
+    'Raises unless the expression is one date or timestamptz expression that calls no volatile function and evaluates.';
+
+REVOKE ALL ON FUNCTION clarify.window_bound_check(text, text, text) FROM PUBLIC;
+
+-- A window the gate could not evaluate would fail every statement that binds it: refused when
+-- written instead.
+CREATE FUNCTION clarify.concepts_window_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.kind = 'time_window' THEN
+        IF NEW.window_start IS NULL OR NEW.window_end IS NULL THEN
+            RAISE EXCEPTION 'time window "%" needs both window_start and window_end', NEW.id
+                USING ERRCODE = 'not_null_violation',
+                      HINT = 'e.g. window_start = ''date_trunc(''''quarter'''', now()) - interval ''''3 months'''''', window_end = ''date_trunc(''''quarter'''', now())''.';
+        END IF;
+        PERFORM clarify.window_bound_check(NEW.id, 'window_start', NEW.window_start);
+        PERFORM clarify.window_bound_check(NEW.id, 'window_end', NEW.window_end);
+    ELSIF NEW.window_start IS NOT NULL OR NEW.window_end IS NOT NULL THEN
+        RAISE EXCEPTION 'concept "%" is a %, not a time window: window_start and window_end must be NULL',
+                        NEW.id, NEW.kind
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concepts_window_check() IS
+    'Refuses a time window without bounds, or with bounds that do not evaluate to a date or timestamptz without volatile functions.';
+
+CREATE TRIGGER concepts_window_check
+    BEFORE INSERT OR UPDATE OF kind, window_start, window_end ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify.concepts_window_check();
+
+-- The audit names the concept version a decision relied on: a window's bounds are its meaning.
+CREATE FUNCTION clarify.concepts_window_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.window_start, NEW.window_end) IS DISTINCT FROM (OLD.window_start, OLD.window_end)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concepts_window_version() IS
+    'Gives a time window a new version whenever its bounds change.';
+
+CREATE TRIGGER concepts_window_version
+    BEFORE UPDATE ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify.concepts_window_version();
+
+CREATE FUNCTION clarify.concept_columns_time_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    column_type regtype;
+BEGIN
+    IF NEW.time_column IS NULL THEN
+        IF NEW.requires_time_range THEN
+            RAISE EXCEPTION 'requires_time_range needs a time_column: the gate cannot tell which period % of % covers',
+                            NEW.column_name, NEW.relation
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        RETURN NEW;
+    END IF;
+    SELECT a.atttypid::regtype INTO column_type
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = NEW.relation
+       AND a.attname = NEW.time_column
+       AND a.attnum > 0
+       AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'time column "%" does not exist in relation "%"', NEW.time_column, NEW.relation
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF column_type NOT IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype) THEN
+        RAISE EXCEPTION 'time column "%" of relation "%" is of type %, not date or timestamp',
+                        NEW.time_column, NEW.relation, column_type
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concept_columns_time_check() IS
+    'Refuses a time column that is not a date or timestamp column of the relation, and a required period without a time column.';
+
+CREATE TRIGGER concept_columns_time_check
+    BEFORE INSERT OR UPDATE OF relation, time_column, requires_time_range
+    ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify.concept_columns_time_check();
+
+CREATE FUNCTION clarify.terms_impact_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.impact IS NULL OR NEW.impact NOT IN ('low', 'medium', 'high') THEN
+        RAISE EXCEPTION 'impact of term "%" must be low, medium or high, not %', NEW.term,
+                        coalesce('"' || NEW.impact || '"', 'NULL')
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.terms_impact_check() IS
+    'Refuses an impact other than low, medium or high with a clear message.';
+
+CREATE TRIGGER terms_impact_check
+    BEFORE INSERT OR UPDATE OF impact ON clarify.terms
+    FOR EACH ROW EXECUTE FUNCTION clarify.terms_impact_check();
+
+--------------------------------------------------------------------------------------------------
+-- Grain: how a governed measure may be aggregated (QC006)
+--------------------------------------------------------------------------------------------------
+
+-- A measure's additivity says which aggregates give a true number (docs/dba-guide.md, "Grain"):
+-- a balance summed across snapshots or a ratio summed at all is a confident, wrong answer.
+-- clarify.eligible(concepts) depends on the row type, which cannot change under it: it is
+-- created again, unchanged, once the columns are added.
+DROP FUNCTION clarify.eligible(clarify.concepts);
+ALTER TABLE clarify.concepts
+    ADD COLUMN additivity text NOT NULL DEFAULT 'additive',
+    ADD COLUMN allowed_aggregates text[];
+ALTER TABLE clarify.concepts
+    ADD CONSTRAINT concepts_additivity_check
+        CHECK (additivity IN ('additive', 'semi_additive', 'non_additive'));
+
+COMMENT ON COLUMN clarify.concepts.additivity IS
+    'additive (may be summed), semi_additive (summed only per snapshot: group by or fix the snapshot column) or non_additive (never summed). Metrics only.';
+COMMENT ON COLUMN clarify.concepts.allowed_aggregates IS
+    'When not NULL, the only aggregate functions (by name) that may aggregate this metric.';
+
+CREATE FUNCTION clarify.eligible(c clarify.concepts) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN c.status = 'approved'
+       AND c.available
+       AND (c.valid_from IS NULL OR c.valid_from <= pg_catalog.now())
+       AND (c.valid_until IS NULL OR pg_catalog.now() < c.valid_until);
+
+COMMENT ON FUNCTION clarify.eligible(clarify.concepts) IS
+    'True when the concept may be used right now: approved, available, and inside its validity period.';
+GRANT EXECUTE ON FUNCTION clarify.eligible(clarify.concepts) TO PUBLIC;
+
+ALTER TABLE clarify.concept_columns ADD COLUMN snapshot_column name;
+
+COMMENT ON COLUMN clarify.concept_columns.snapshot_column IS
+    'For a semi_additive metric: the column of the same relation that dates each snapshot.';
+
+-- The gate trusts these declarations, so one it cannot apply is refused when written.
+CREATE FUNCTION clarify.concepts_grain_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    entry text;
+BEGIN
+    IF NEW.kind <> 'metric' AND (NEW.additivity <> 'additive' OR NEW.allowed_aggregates IS NOT NULL)
+    THEN
+        RAISE EXCEPTION 'concept "%" is a %: additivity and allowed_aggregates describe metrics only',
+                        NEW.id, NEW.kind
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.allowed_aggregates IS NOT NULL THEN
+        IF pg_catalog.cardinality(NEW.allowed_aggregates) = 0 THEN
+            RAISE EXCEPTION 'allowed_aggregates of concept "%" is empty: use NULL to allow every aggregate',
+                            NEW.id
+                USING ERRCODE = 'check_violation';
+        END IF;
+        FOREACH entry IN ARRAY NEW.allowed_aggregates LOOP
+            IF entry IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_proc p
+                                             WHERE p.proname = entry AND p.prokind = 'a') THEN
+                RAISE EXCEPTION 'allowed_aggregates of concept "%": "%" is not an aggregate function',
+                                NEW.id, coalesce(entry, 'NULL')
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+        END LOOP;
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.additivity <> 'semi_additive'
+       AND EXISTS (SELECT 1 FROM clarify.concept_columns cc
+                    WHERE cc.concept_id = NEW.id AND cc.snapshot_column IS NOT NULL) THEN
+        RAISE EXCEPTION 'concept "%" has snapshot columns: only a semi_additive metric can have them',
+                        NEW.id
+            USING ERRCODE = 'check_violation',
+                  HINT = 'Set snapshot_column to NULL in clarify.concept_columns first.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concepts_grain_check() IS
+    'Refuses additivity on a dimension, allowed_aggregates entries that are not aggregates, and snapshot columns on a concept that is not semi_additive.';
+
+CREATE TRIGGER concepts_grain_check
+    BEFORE INSERT OR UPDATE OF kind, additivity, allowed_aggregates ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify.concepts_grain_check();
+
+-- Which aggregates a measure allows is part of what it means: changing it gives a new version,
+-- like any other change of meaning or usability.
+CREATE OR REPLACE FUNCTION clarify.concepts_bump_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- An UPDATE that sets version itself (e.g. a restore or a deliberate correction) is obeyed.
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.kind, NEW.label, NEW.description, NEW.owner, NEW.status, NEW.available,
+            NEW.aliases, NEW.valid_from, NEW.valid_until, NEW.additivity, NEW.allowed_aggregates)
+           IS DISTINCT FROM
+           (OLD.kind, OLD.label, OLD.description, OLD.owner, OLD.status, OLD.available,
+            OLD.aliases, OLD.valid_from, OLD.valid_until, OLD.additivity, OLD.allowed_aggregates)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE FUNCTION clarify.concept_columns_snapshot_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    concept_additivity text;
+BEGIN
+    IF NEW.snapshot_column IS NULL THEN
+        RETURN NEW;
+    END IF;
+    SELECT c.additivity INTO concept_additivity FROM clarify.concepts c WHERE c.id = NEW.concept_id;
+    IF concept_additivity IS DISTINCT FROM 'semi_additive' THEN
+        RAISE EXCEPTION 'concept "%" is not semi_additive: only a semi_additive metric has a snapshot column',
+                        NEW.concept_id
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                    WHERE a.attrelid = NEW.relation AND a.attname = NEW.snapshot_column
+                      AND a.attnum > 0 AND NOT a.attisdropped) THEN
+        RAISE EXCEPTION 'snapshot column "%" does not exist in relation "%"',
+                        NEW.snapshot_column, NEW.relation
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.concept_columns_snapshot_check() IS
+    'Refuses a snapshot column that is not in the relation, or on a concept that is not semi_additive.';
+
+CREATE TRIGGER concept_columns_snapshot_check
+    BEFORE INSERT OR UPDATE OF relation, snapshot_column ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify.concept_columns_snapshot_check();
+
+-- Keys a DBA vouches for where no constraint proves them (warehouses load without constraints):
+-- a join to such a key does not repeat the rows of the other side.
+CREATE TABLE clarify.unique_keys (
+    relation    regclass NOT NULL,
+    columns     name[] NOT NULL,
+    approved_by text NOT NULL,
+    note        text NOT NULL DEFAULT '',
+    approved_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (relation, columns),
+    CONSTRAINT unique_keys_approved_by_check CHECK (approved_by ~ '[^[:space:]]')
+);
+
+COMMENT ON TABLE clarify.unique_keys IS
+    'Column sets declared unique where no unique index or primary key proves it; the gate trusts them when it checks that a join does not repeat rows.';
+COMMENT ON COLUMN clarify.unique_keys.approved_by IS 'The person or body who vouches for the key.';
+
+CREATE FUNCTION clarify.unique_keys_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel_kind "char";
+    rel_name text;
+    col      name;
+BEGIN
+    IF NEW.relation IS NULL OR NEW.columns IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    SELECT c.relkind, pg_catalog.format('%s.%s', n.nspname, c.relname)
+      INTO rel_kind, rel_name
+      FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = NEW.relation;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'relation with OID % does not exist', NEW.relation::oid
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    IF rel_kind NOT IN ('r', 'p', 'm', 'f') THEN
+        RAISE EXCEPTION 'relation "%" is not a table, materialized view or foreign table', rel_name
+            USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF pg_catalog.cardinality(NEW.columns) = 0 THEN
+        RAISE EXCEPTION 'a unique key of "%" needs at least one column', rel_name
+            USING ERRCODE = 'check_violation';
+    END IF;
+    FOREACH col IN ARRAY NEW.columns LOOP
+        IF col IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                                       WHERE a.attrelid = NEW.relation AND a.attname = col
+                                         AND a.attnum > 0 AND NOT a.attisdropped) THEN
+            RAISE EXCEPTION 'column "%" does not exist in relation "%"', coalesce(col, 'NULL'), rel_name
+                USING ERRCODE = 'undefined_column';
+        END IF;
+    END LOOP;
+    IF NEW.approved_by IS NULL OR NEW.approved_by !~ '[^[:space:]]' THEN
+        RAISE EXCEPTION 'unique key of "%" must name who approved it (approved_by is empty)', rel_name
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.unique_keys_check() IS
+    'Refuses a declared key on a relation or column that does not exist, or without an approver.';
+
+CREATE TRIGGER unique_keys_check
+    BEFORE INSERT OR UPDATE ON clarify.unique_keys
+    FOR EACH ROW EXECUTE FUNCTION clarify.unique_keys_check();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.unique_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify.catalog_changed();
+
+REVOKE ALL ON clarify.unique_keys FROM PUBLIC;
+REVOKE ALL ON FUNCTION clarify.concepts_grain_check(), clarify.concept_columns_snapshot_check(),
+    clarify.unique_keys_check() FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('clarify.unique_keys', '');
+
+--------------------------------------------------------------------------------------------------
+-- Sync audit through the write-ahead log: waiting until decisions are visible
+--------------------------------------------------------------------------------------------------
+
+-- A sync decision is durable in the WAL before it is a row; this waits for the rows. Whoever may
+-- read clarify.audit may call it (the function checks that privilege itself).
+CREATE FUNCTION clarify.audit_wait(timeout interval DEFAULT '5 s') RETURNS boolean
+    AS 'MODULE_PATHNAME', 'clarify_audit_wait'
+    LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION clarify.audit_wait(interval) IS
+    'Waits until every decision made in this database before the call is visible in clarify.audit; false when the timeout passes first.';
+
+--------------------------------------------------------------------------------------------------
+-- Virtual generated columns (PostgreSQL 18) cannot be governed
+--------------------------------------------------------------------------------------------------
+
+-- A virtual generated column is computed where it is read: no plan reads it as a column, only the
+-- columns its expression uses, so governing it would govern nothing. Those are what to govern.
+CREATE OR REPLACE FUNCTION clarify.concept_columns_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel_kind   "char";
+    rel_name   text;
+    generated  "char";
+BEGIN
+    IF NEW.relation IS NULL OR NEW.column_name IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    SELECT c.relkind, pg_catalog.format('%s.%s', n.nspname, c.relname)
+      INTO rel_kind, rel_name
+      FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = NEW.relation;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'relation with OID % does not exist', NEW.relation::oid
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    IF rel_kind NOT IN ('r', 'p', 'v', 'm', 'f') THEN
+        RAISE EXCEPTION 'relation "%" is not a table, view, materialized view or foreign table',
+                        rel_name
+            USING ERRCODE = 'wrong_object_type';
+    END IF;
+    SELECT a.attnum, a.attgenerated INTO NEW.attnum, generated
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = NEW.relation
+       AND a.attname = NEW.column_name
+       AND a.attnum > 0
+       AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" does not exist in relation "%"', NEW.column_name, rel_name
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF generated = 'v' THEN
+        RAISE EXCEPTION 'column "%" of relation "%" is a virtual generated column', NEW.column_name,
+                        rel_name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'A statement reads the columns its expression uses, never the column itself.',
+                  HINT = 'Govern the columns its expression uses.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+--------------------------------------------------------------------------------------------------
+-- Replay wait: an agent on a standby waits until a confirmation made on the primary is replayed
+--------------------------------------------------------------------------------------------------
+
+-- The agent calls it on its own connection between confirm (on the primary) and the re-run, so
+-- it is executable by everyone: it answers only about approvals the caller may read or that are
+-- granted to a role it belongs to, and says nothing but true or false.
+CREATE FUNCTION clarify.approval_wait(approval_id bigint, timeout interval DEFAULT '5 s')
+    RETURNS boolean
+    AS 'MODULE_PATHNAME', 'clarify_approval_wait'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION clarify.approval_wait(bigint, interval) IS
+    'Waits until this server shows the approval (on a standby: until it has replayed it) to the caller; false when the timeout passes first.';
+
+GRANT EXECUTE ON FUNCTION clarify.approval_wait(bigint, interval) TO PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Read replicas: decisions made on a hot standby are audited here, on the primary
+--------------------------------------------------------------------------------------------------
+
+-- Where a batch's decisions were made: this server (its cluster_name, or its system identifier
+-- and address) for the writer's own batches, the standby's origin for a batch it forwarded
+-- through clarify.audit_ingest(). Rows written before the column existed have no origin (NULL):
+-- it was not recorded.
+CREATE FUNCTION clarify.batch_origin() RETURNS text
+    AS 'MODULE_PATHNAME', 'clarify_batch_origin'
+    LANGUAGE C VOLATILE;
+REVOKE ALL ON FUNCTION clarify.batch_origin() FROM PUBLIC;
+
+ALTER TABLE clarify.audit_batches ADD COLUMN origin text;
+ALTER TABLE clarify.audit_batches ALTER COLUMN origin SET DEFAULT clarify.batch_origin();
+
+CREATE OR REPLACE VIEW clarify.audit_log AS
+SELECT u.decision_id, u.decided_at, u.session_role, u.acting_role, u.pid, u.query_id,
+       u.statement_hash, u.shape_hash, u.record_hash, u.question_id, b.batch_id, b.origin
+FROM clarify.audit_batches b
+CROSS JOIN LATERAL unnest(b.decision_ids, b.decided_ats, b.session_roles, b.acting_roles, b.pids,
+                          b.query_ids, b.statement_hashes, b.shape_hashes, b.record_hashes,
+                          b.question_ids)
+    AS u(decision_id, decided_at, session_role, acting_role, pid, query_id, statement_hash,
+         shape_hash, record_hash, question_id);
+
+CREATE OR REPLACE VIEW clarify.audit AS
+SELECT l.decision_id,
+       l.decided_at,
+       l.session_role::regrole AS session_role,
+       l.acting_role::regrole AS acting_role,
+       l.pid,
+       l.question_id,
+       st.body AS statement,
+       l.query_id,
+       CASE WHEN sh.allowed AND n.note IS NULL THEN 'allowed' ELSE 'rejected' END AS decision,
+       CASE WHEN n.note IS NULL THEN sh.state ELSE 'AUDIT_UNAVAILABLE' END AS state,
+       CASE WHEN n.note IS NULL THEN sh.reason
+            ELSE n.note || ' (the gate had decided ' || sh.state || ')' END AS reason,
+       sh.columns,
+       sh.bindings,
+       sh.payload || jsonb_build_object('decision_id', l.decision_id::text) AS payload,
+       rec.body::jsonb AS record,
+       l.origin
+FROM clarify.audit_log l
+LEFT JOIN clarify.audit_texts st ON st.hash = l.statement_hash
+LEFT JOIN clarify.audit_shapes sh ON sh.hash = l.shape_hash
+LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash
+LEFT JOIN LATERAL (SELECT string_agg(an.note, '; ') AS note FROM clarify.audit_notes an
+                   WHERE an.decision_id = l.decision_id) n ON true;
+
+-- A standby's audit writer sends its decisions here (docs/dba-guide.md, "Read replicas"). It
+-- writes them as this server's writer would, once each, durable when it returns; it accepts only
+-- what a standby's writer sends. Nobody may call it until the owner grants it to the role named
+-- in the standbys' pg_clarify.audit_conninfo.
+CREATE FUNCTION clarify.audit_ingest(origin text, entries bytea) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'clarify_audit_ingest'
+    LANGUAGE C VOLATILE STRICT SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION clarify.audit_ingest(text, bytea) FROM PUBLIC;
+
+COMMENT ON FUNCTION clarify.audit_ingest(text, bytea) IS
+    'Writes the decisions a standby''s audit writer forwards (the owner grants it to the standbys'' role); returns how many were new.';
+
+--------------------------------------------------------------------------------------------------
+-- Read replicas (2): each forwarding origin holds its decision id node alone
+--------------------------------------------------------------------------------------------------
+
+-- Decision ids carry an 8-bit node hashed from the origin: two standbys whose origins hash to one
+-- node could hand out the same id, so the ingest registers each origin's node here and refuses an
+-- origin whose node another holds. An origin is bound to the role that first forwarded it, so a
+-- second standby's credential cannot write as the first (docs/dba-guide.md, "Read replicas").
+CREATE TABLE clarify.audit_origins (
+    origin        text PRIMARY KEY,
+    node          smallint NOT NULL UNIQUE CHECK (node BETWEEN 0 AND 255),
+    forwarded_by  regrole NOT NULL,
+    registered_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+REVOKE ALL ON clarify.audit_origins FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('clarify.audit_origins', '');
+
+COMMENT ON TABLE clarify.audit_origins IS
+    'The origins standbys forward decisions from, each with its decision id node (unique) and the role that forwards it; the owner deletes a row to let an origin move to another node or role.';
+
+--------------------------------------------------------------------------------------------------
+-- Read replicas (perf): the ingest finds the batches it holds by origin and time
+--------------------------------------------------------------------------------------------------
+
+-- clarify.audit_ingest() looks up the batches it already holds from a
+-- standby by origin and time; without an index that is a scan of every batch, per call.
+CREATE INDEX audit_batches_origin_idx ON clarify.audit_batches (origin, last_decided_at);
