@@ -76,6 +76,8 @@ def pick(choice):
             answer = input(f"  Your choice [1-{len(choice['options'])}]: ").strip()
             if answer.isdigit() and 1 <= int(answer) <= len(choice["options"]):
                 return choice["options"][int(answer) - 1]
+            say(f"  '{answer}' is not one of the choices: type a number from 1 to "
+                f"{len(choice['options'])} and press Enter.")
     wanted = ("window.fiscal_q3_2026" if choice["header"] == "Period"
               else "metric.recognized_revenue")
     option = next(o for o in choice["options"] if o["value"] == wanted)

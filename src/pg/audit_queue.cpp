@@ -326,7 +326,7 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
     uint32 seen = 0;
     XLogRecPtr wal_end = InvalidXLogRecPtr;
     for (;;) {
-        if (!slot && !(slot = find_slot(MyDatabaseId, true))) return SubmitResult::NoWriter;
+        if (!slot && !(slot = find_slot(MyDatabaseId, true))) return SubmitResult::NoQueue;
         // The writer is normally up; only when it is not does looking cost a lock and a clock read.
         if (slot->writer_pid == 0) {
             int writer = start_writer(slot, MyDatabaseId);

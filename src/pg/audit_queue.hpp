@@ -21,7 +21,8 @@ enum class SubmitResult {
     Unconfirmed,    // sync: flushed locally, but no synchronous standby confirmed it in time
     NoRetention,    // sync: the WAL holding it could not be retained (no slot, or a standby)
     RetentionFull,  // sync: the WAL retained for the writer exceeds pg_clarify.audit_retained_wal
-    NoWriter,       // no audit writer could be started for this database
+    NoQueue,        // every pg_clarify.audit_databases queue serves another database
+    NoWriter,       // no audit writer could be started for this database (no worker slot)
     NoConninfo,     // a standby without pg_clarify.audit_conninfo: nowhere to audit (at once)
     NotForwarded,   // sync on a standby: the primary did not acknowledge it within the timeout
     TooLarge,       // larger than the whole ring

@@ -62,6 +62,30 @@ bool set_statement_text(std::string &out, const char *source, const PlannedStmt 
     return true;
 }
 
+// The setting and its value, so that the DBA sees what to raise without looking it up.
+const char *no_queue_reason() {
+    static char text[200];
+    snprintf(text, sizeof(text),
+             "no audit writer could serve this database: all pg_clarify.audit_databases = %d "
+             "queues serve other databases",
+             audit_databases);
+    return text;
+}
+
+// What the DBA can change when a decision found no queue or no writer; empty otherwise.
+const char *capacity_hint(SubmitResult result) {
+    switch (result) {
+        case SubmitResult::NoQueue:
+            return " The DBA can raise pg_clarify.audit_databases (server start) above the "
+                   "number of databases auditing at the same time.";
+        case SubmitResult::NoWriter:
+            return " The DBA can raise max_worker_processes (server start), or "
+                   "pg_clarify.audit_writers to reserve writers.";
+        default:
+            return "";
+    }
+}
+
 const char *audit_outcome(SubmitResult result) {
     switch (result) {
         case SubmitResult::Committed:
@@ -81,8 +105,11 @@ const char *audit_outcome(SubmitResult result) {
                    "pg_clarify.audit_retained_wal";
         case SubmitResult::QueueFull:
             return "the audit queue had no room within pg_clarify.audit_timeout";
+        case SubmitResult::NoQueue:
+            return no_queue_reason();
         case SubmitResult::NoWriter:
-            return "no audit writer could serve this database";
+            return "no audit writer could serve this database: no background worker slot was "
+                   "free (max_worker_processes)";
         case SubmitResult::TooLarge:
             return "larger than the audit queue";
         case SubmitResult::NoConninfo:
@@ -321,8 +348,9 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResul
             sqlcode_of(State::AuditUnavailable),
             std::string("the decision could not be written to the audit: ") + last.audited,
             audit_unavailable_json(id(), a.question_id, a.allowed, a.state, last.audited),
-            "The statement did not run. Retry it; if this persists, the DBA can "
-            "look at clarify.audit_queue() and the server log.");
+            std::string("The statement did not run. Retry it; if this persists, the DBA can "
+                        "look at clarify.audit_queue() and the server log.") +
+                capacity_hint(result));
     }
     if (a.allowed) {
         for (const std::string &text : assumption_texts(catalog, decision)) {

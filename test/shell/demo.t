@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 13
+plan 19
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)
 rc=$?
 check "./scripts/demo </dev/null exits 0" test "$rc" -eq 0
@@ -22,4 +22,28 @@ contains "the low-impact channel is assumed with a WARNING" "$out" 'WARNING: pg_
 contains "the fan-out join is refused with QC006" "$out" "SQLSTATE QC006 GRAIN"
 contains "the rewritten query answers" "$out" "-> allowed: 31650.00 (Booked revenue, each order counted once)"
 contains "the audit trail is shown" "$out" "q_1046   | rejected | UNVERIFIED"
+
+# DEMO_PORT and --keep: the cluster stays up on that port, with the lines to connect and stop.
+out=$(cd "$repo" && DEMO_PORT=55463 ./scripts/demo --keep </dev/null 2>&1)
+check "DEMO_PORT=55463 ./scripts/demo --keep exits 0" test $? -eq 0
+connect=$(printf '%s\n' "$out" | sed -n 's/^  connect:  //p' | sed 's/ *(or .*//')
+stop=$(printf '%s\n' "$out" | sed -n 's/^  stop:     //p')
+contains "--keep says how to connect, on the port asked for" "$connect" "-p 55463 -U postgres demo"
+equals "the kept cluster answers on that line" "$($connect -XAtc "SELECT count(*) > 0 FROM clarify.audit" 2>&1)" "t"
+$stop >/dev/null 2>&1
+check "the line it gives stops it" test ! -f "$repo/.demo/data/postmaster.pid"
+out=$(cd "$repo" && DEMO_PORT=abc ./scripts/demo </dev/null 2>&1)
+contains "a DEMO_PORT that is no port number is refused with why" "$out" "DEMO_PORT must be a port number from 1024 to 65535, not 'abc'"
+# At a terminal, an answer that is not one of the choices is refused with why, and asked again.
+out=$(cd "$repo/examples" && "${PYTHON:-/usr/bin/python3}" -c '
+import builtins, sys
+import demo
+answers = iter(["x", "9", "2"])
+builtins.input = lambda prompt="": next(answers)
+sys.stdin.isatty = lambda: True
+choice = {"question": "Which revenue?", "header": "Revenue", "options": [
+    {"label": "Booked", "description": "d1", "value": "a"},
+    {"label": "Invoiced", "description": "d2", "value": "b"}]}
+print("picked", demo.pick(choice)["value"])' 2>&1)
+contains "an interactive answer that is no choice says why" "$out" "'x' is not one of the choices: type a number from 1 to 2 and press Enter."
 finish

@@ -6,12 +6,13 @@
 # with QC005 when none is.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 11
+plan 13
 
 holders=()
-stopped=
+stopped= stopped_2=
 before_cluster_stop() {
     [[ -n $stopped ]] && kill -CONT "$stopped" 2>/dev/null
+    [[ -n $stopped_2 ]] && kill -CONT "$stopped_2" 2>/dev/null
     ((${#holders[@]})) && kill "${holders[@]}" 2>/dev/null
 }
 # One reserved writer, two queues: the second database audits through a dynamic writer.
@@ -26,9 +27,11 @@ INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES (
 INSERT INTO clarify.terms (term, concept_id) VALUES ('"'revenue', 'metric.booked'"');
 GRANT SELECT ON orders TO agent;
 SELECT clarify.govern_role('"'agent'"');'
-psql_as postgres -v ON_ERROR_STOP=1 -c 'CREATE ROLE agent LOGIN' -c 'CREATE DATABASE second' >/dev/null
+psql_as postgres -v ON_ERROR_STOP=1 -c 'CREATE ROLE agent LOGIN' -c 'CREATE DATABASE second' \
+    -c 'CREATE DATABASE third' >/dev/null
 psql_as postgres -v ON_ERROR_STOP=1 <<<"$setup" >/dev/null
 psql_as postgres -d second -v ON_ERROR_STOP=1 <<<"$setup" >/dev/null
+psql_as postgres -d third -v ON_ERROR_STOP=1 <<<"$setup" >/dev/null
 
 # Sessions whose parallel workers sleep (or who sleep themselves when they got none): seven of
 # them take every free slot, as in the finding.
@@ -56,6 +59,20 @@ release_worker_slots() { # a backend in pg_sleep does not notice its client leav
 no_free_slot() { # a new parallel query gets no worker
     psql_as postgres -c "SET $PARALLEL_DEBUG = on" \
         -c 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT 1' | grep -q 'Workers Launched: 0'
+}
+# hold_serving_writer [-d DB]: stops the writer serving DB's queue while it idles, so that the
+# queue stays held; prints its pid (empty when it could not be caught idle).
+hold_serving_writer() {
+    local pid=
+    for _ in $(seq 100); do
+        psql_as agent "$@" -c 'SELECT booked_amount FROM orders' >/dev/null
+        pid=$(serving_writer "$@")
+        [[ -n $pid ]] && kill -STOP "$pid" && [[ $(serving_writer "$@") == "$pid" ]] && break
+        [[ -n $pid ]] && kill -CONT "$pid"
+        pid=
+        sleep 0.1
+    done
+    echo "$pid"
 }
 # The writer serving this database's queue once it idles (an idle writer leaves after 2 s).
 serving_writer() {
@@ -121,4 +138,15 @@ release_worker_slots
 stopped=
 out=$(psql_as agent -d second -c 'SELECT booked_amount FROM orders')
 equals "once a slot is free, the second database is audited again" "$out" "10"
+
+# Both queues held (each by a writer stopped while it idles): a third database has none, and the
+# refusal names the setting to raise with its value.
+stopped=$(hold_serving_writer)
+stopped_2=$(hold_serving_writer -d second)
+check "both queues are held by the first two databases" test -n "$stopped" -a -n "$stopped_2"
+out=$(psql_as agent -d third -v VERBOSITY=verbose -c 'SELECT booked_amount FROM orders')
+contains "a third database fails closed with QC005 naming pg_clarify.audit_databases and its value" \
+    "$out" "all pg_clarify.audit_databases = 2 queues serve other databases"
+kill -CONT "$stopped" "$stopped_2"
+stopped= stopped_2=
 finish
