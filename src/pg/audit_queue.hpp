@@ -83,7 +83,7 @@ void audit_worker_forward_state(AuditSlot *slot, const char *state, bool acknowl
 // governance catalog changed (as it does after the extension is created again).
 void audit_forget_published(Oid database);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.
-bool audit_worker_release_if_idle(AuditSlot *slot);
+bool audit_worker_release_if_idle(AuditSlot *slot, const char *database_name);
 
 // Reserved writers: registered at server start for the first audit_reserved_writers() queues,
 // each keeping its worker slot for the server's life (it leaves when idle and is restarted).

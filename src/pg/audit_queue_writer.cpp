@@ -189,16 +189,19 @@ void audit_worker_forward_state(AuditSlot *slot, const char *state, bool acknowl
     LWLockRelease(slot->lock);
 }
 
-bool audit_worker_release_if_idle(AuditSlot *slot) {
+bool audit_worker_release_if_idle(AuditSlot *slot, const char *database_name) {
     LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
     LWLockAcquire(slot->lock, LW_EXCLUSIVE);
     bool idle = slot_drained(slot);
     if (idle) {
-        // The queue goes back to the pool; its last counters go to the server log.
-        ereport(LOG,
-                (errmsg("pg_clarify audit writer for database %u leaves: %lu decisions "
+        // The queue goes back to the pool. Its counters reach the server log only when a note was
+        // dropped or a wait timed out (an operator's business); an ordinary idle leave, which
+        // follows every burst of decisions, is a debug line.
+        bool notable = slot->dropped != 0 || slot->timeouts != 0;
+        ereport(notable ? LOG : DEBUG1,
+                (errmsg("pg_clarify audit writer for database \"%s\" leaves idle: %lu decisions "
                         "queued, %lu written, %lu dropped, %lu timed out since it started",
-                        slot->database, (unsigned long)slot->enqueued, (unsigned long)slot->written,
+                        database_name, (unsigned long)slot->enqueued, (unsigned long)slot->written,
                         (unsigned long)slot->dropped, (unsigned long)slot->timeouts)));
         slot->database = InvalidOid;
         slot->writer_pid = 0;

@@ -36,6 +36,7 @@ extern "C" {
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "commands/dbcommands.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -70,6 +71,9 @@ constexpr long kAsyncPollMs = 100;
 // primary, and a commit its standbys replay.
 constexpr long kForwardPollMs = 200;
 
+// The served database's name, for the server log (read once, in a transaction, at connection).
+char served_database_name[NAMEDATALEN] = "";
+
 void writer_loop(Oid database) {
     AuditSlot *slot = pg_guard([&] { return audit_worker_attach(database); });
     if (!slot) return;  // another writer serves this database
@@ -94,7 +98,7 @@ void writer_loop(Oid database) {
         backoff = written < 0 && !forwarding ? Min(Max(backoff * 2, 100L), kMaxBackoffMs) : 0;
         if (written == 0 && !forwarding &&
             TimestampDifferenceExceeds(last_work, now, kIdleExitMs) &&
-            pg_guard([&] { return audit_worker_release_if_idle(slot); }))
+            pg_guard([&] { return audit_worker_release_if_idle(slot, served_database_name); }))
             return;
         long timeout = backoff ? backoff : forwarding ? kForwardPollMs : kAsyncPollMs;
         if (!replayed && !backoff) timeout = 1;  // a replay goes on at once
@@ -185,6 +189,11 @@ static void clarify_writer_serve(Oid database) {
     BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
     // Everything the writer runs resolves in pg_catalog or names its schema.
     SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
+    StartTransactionCommand();
+    const char *name = get_database_name(database);
+    strlcpy(clarify::pg::served_database_name, name ? name : "(dropped)",
+            sizeof(clarify::pg::served_database_name));
+    CommitTransactionCommand();
     clarify::pg::cpp_entry([&] { clarify::pg::writer_loop(database); });
 }
 
