@@ -38,8 +38,8 @@ SELECT throws_ok(
     'a duplicate id is refused');
 SELECT throws_ok(
     $$INSERT INTO clarify.concepts (id, kind, label) VALUES ('metric.regress_kpi', 'kpi', 'KPI')$$,
-    '23514', 'new row for relation "concepts" violates check constraint "concepts_kind_check"',
-    'kind must be metric or dimension');
+    '23514', 'concept "metric.regress_kpi": kind "kpi" is not one of metric, dimension, time_window',
+    'kind must be metric, dimension or time_window (the message lists them)');
 SELECT throws_ok(
     $$INSERT INTO clarify.concepts (id, kind, label) VALUES ('metric.regress_nokind', NULL, 'No kind')$$,
     '23502', 'null value in column "kind" of relation "concepts" violates not-null constraint',
@@ -54,7 +54,7 @@ SELECT throws_ok(
     'a blank label is refused');
 SELECT throws_ok(
     $$INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.regress_live', 'metric', 'Live', 'live')$$,
-    '23514', 'new row for relation "concepts" violates check constraint "concepts_status_check"',
+    '23514', 'concept "metric.regress_live": status "live" is not one of draft, approved, deprecated',
     'status must be draft, approved or deprecated');
 SELECT throws_ok(
     $$INSERT INTO clarify.concepts (id, kind, label, version) VALUES ('metric.regress_v0', 'metric', 'V0', 0)$$,
@@ -82,7 +82,7 @@ SELECT throws_ok(
     'an empty alias is refused');
 SELECT throws_ok(
     $$UPDATE clarify.concepts SET status = 'retired' WHERE id = 'metric.regress_minimal'$$,
-    '23514', 'new row for relation "concepts" violates check constraint "concepts_status_check"',
+    '23514', 'concept "metric.regress_minimal": status "retired" is not one of draft, approved, deprecated',
     'updates are checked too');
 SELECT is((SELECT count(*)::int FROM clarify.concepts WHERE id LIKE '%regress%'), 1,
           'no refused row was stored');

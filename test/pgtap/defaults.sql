@@ -59,7 +59,7 @@ SELECT throws_ok(
 SELECT throws_ok(
     $$INSERT INTO clarify.defaults (term, concept_id, applies_to, approved_by)
       VALUES ('regress_revenue', 'metric.regress_nope', 'regress_analysts', 'CFO')$$,
-    '23503', 'concept "metric.regress_nope" does not exist',
+    '23503', 'concept "metric.regress_nope" does not exist (clarify.defaults)',
     'a default naming an unknown concept is refused');
 SELECT throws_ok(
     $$INSERT INTO clarify.defaults (term, concept_id, applies_to, approved_by)
@@ -74,7 +74,7 @@ SELECT throws_ok(
 SELECT throws_ok(
     $$INSERT INTO clarify.defaults (term, concept_id, approved_by)
       VALUES ('regress_unknown_term', 'metric.regress_margin', 'CFO')$$,
-    '23503', 'concept "metric.regress_margin" is not a candidate of term "regress_unknown_term"',
+    '23503', 'term "regress_unknown_term" does not exist in clarify.terms',
     'a default for a term without candidates is refused');
 SELECT throws_ok(
     $$UPDATE clarify.defaults SET concept_id = 'metric.regress_margin'
@@ -145,8 +145,10 @@ SELECT lives_ok(
     $$DELETE FROM clarify.terms WHERE term = 'regress_margin'$$,
     'the candidate can be removed');
 
--- Backstops: with our trigger out of the way, the constraints still refuse.
+-- Backstops: with our triggers out of the way, the constraints still refuse.
 ALTER TABLE clarify.defaults DISABLE TRIGGER defaults_check;
+ALTER TABLE clarify.defaults DISABLE TRIGGER defaults_a_known_term;
+ALTER TABLE clarify.defaults DISABLE TRIGGER defaults_a_known_concept;
 SELECT throws_ok(
     $$INSERT INTO clarify.defaults (term, concept_id, approved_by)
       VALUES ('regress_revenue', 'metric.regress_booked', 'CFO')$$,
@@ -168,6 +170,8 @@ SELECT throws_ok(
     '23514', 'new row for relation "defaults" violates check constraint "defaults_term_check"',
     'backstop: the term is stored normalized');
 ALTER TABLE clarify.defaults ENABLE TRIGGER defaults_check;
+ALTER TABLE clarify.defaults ENABLE TRIGGER defaults_a_known_term;
+ALTER TABLE clarify.defaults ENABLE TRIGGER defaults_a_known_concept;
 
 SELECT * FROM finish();
 ROLLBACK;

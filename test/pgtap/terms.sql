@@ -41,8 +41,8 @@ SELECT throws_ok(
     '23502', NULL, 'a NULL term is refused');
 SELECT throws_ok(
     $$INSERT INTO clarify.terms VALUES ('regress_sales', 'metric.regress_nope')$$,
-    '23503', 'insert or update on table "terms" violates foreign key constraint "terms_concept_id_fkey"',
-    'a term cannot point at an unknown concept');
+    '23503', 'concept "metric.regress_nope" does not exist (clarify.terms)',
+    'a term cannot point at an unknown concept (the message names it)');
 SELECT lives_ok(
     $$UPDATE clarify.terms SET term = ' Regress_Turnover ' WHERE term = 'regress net revenue'$$,
     'a term can be renamed');
