@@ -147,7 +147,9 @@ as_owner() {
 }
 
 # start_cluster DIR PORT [extra postgresql.conf lines...]
-# With CLARIFY_PRELOAD=0 in the environment, pg_clarify is not added to shared_preload_libraries.
+# With CLARIFY_PRELOAD=0 in the environment, pg_clarify is not added to shared_preload_libraries;
+# with CLARIFY_DURABLE=1 the cluster keeps PostgreSQL's durability (fsync, synchronous_commit and
+# full_page_writes on, as in production: benchmarks of durability need it).
 # Sets CLUSTER_DIR (socket dir; data in $CLUSTER_DIR/data), CLUSTER_PORT; stopped at exit.
 start_cluster() {
     local dir port owner
@@ -190,9 +192,11 @@ start_cluster() {
         echo "listen_addresses = ''"
         echo "unix_socket_directories = '$dir'"
         echo "port = $port"
-        echo "fsync = off"
-        echo "synchronous_commit = off"
-        echo "full_page_writes = off"
+        if [[ ${CLARIFY_DURABLE:-0} != 1 ]]; then
+            echo "fsync = off"
+            echo "synchronous_commit = off"
+            echo "full_page_writes = off"
+        fi
         local line
         for line in "$@"; do echo "$line"; done
     } >>"$dir/data/postgresql.conf"
