@@ -12,11 +12,14 @@
 //     once every C++ frame of the body is gone and with PG_exception_stack, error_context_stack
 //     and the memory context of the entry put back.
 //  3. A callback PostgreSQL calls from inside its own code (tree walkers, syscache/relcache and
-//     memory context callbacks, GUC hooks, shmem-exit callbacks) is plain C-style code that cannot
-//     throw, or is noexcept so that a throw stops the process at once (std::terminate, never a
-//     jump into a dead frame), or is wrapped in cpp_entry when it may raise.
-//  4. No C++ exception is thrown from code PostgreSQL calls through a C frame that is not one
-//     of those shells; sql/boundary_throw.sql and test/shell/crash_free.t throw on purpose.
+//     memory context callbacks, GUC hooks, shmem-exit callbacks, signal handlers) lets no C++
+//     exception out: it is C-style code that cannot throw (PostgreSQL calls and plain data), or
+//     catches everything itself (a GUC check hook returns false: check_resolution,
+//     check_audit_conninfo), or wraps its C++ in cpp_entry where it may raise (statistics hooks,
+//     ExecutorCheckPerms).
+//  4. Code that catches a C++ exception thrown by pg_guard also undoes what PostgreSQL state the
+//     body set up (a transaction, SPI, a reader), as for a PgError: catch (...), not PgError only.
+// sql/boundary_throw.sql and test/shell/crash_free.t throw inside both on purpose.
 #pragma once
 
 #include "pg.hpp"
