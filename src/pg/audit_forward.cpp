@@ -22,6 +22,7 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -218,14 +219,26 @@ Sent run_query(const char *sql, int nparams, const Oid *types, const char *const
 
 }  // namespace
 
+// A GUC check hook, run by the postmaster too (src/pg/boundary.hpp, rule 3): no C++ exception
+// leaves it and no C++ object is live when GUC_check_errdetail is called.
 bool check_audit_conninfo(char **newval, void **, GucSource) {
     if (!*newval || !**newval) return true;
     char *error = nullptr;
     PQconninfoOption *options = PQconninfoParse(*newval, &error);
     if (options) PQconninfoFree(options);
     if (!error) return true;
-    GUC_check_errdetail("%s", one_line(error).c_str());
+    char detail[512] = "out of memory";
+    try {
+        std::string line = one_line(error);
+        std::size_t n = std::min(line.size(), sizeof(detail) - 1);
+        while (n < line.size() && n > 0 && (static_cast<unsigned char>(line[n]) & 0xC0) == 0x80)
+            --n;  // cut at a character boundary
+        std::memcpy(detail, line.data(), n);
+        detail[n] = '\0';
+    } catch (...) {
+    }
     PQfreemem(error);
+    GUC_check_errdetail("%s", detail);
     return false;
 }
 

@@ -74,7 +74,7 @@ std::unordered_set<uint64> already_audited(const std::vector<int64> &ids, int64 
             PopActiveSnapshot();
             CommitTransactionCommand();
         });
-    } catch (const PgError &) {
+    } catch (...) {  // an ERROR, or std::bad_alloc from rows: the transaction goes either way
         pg_guard([] { AbortCurrentTransaction(); });
         throw;
     }

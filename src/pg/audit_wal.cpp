@@ -139,8 +139,15 @@ void audit_wal_scan(XLogRecPtr from, const std::function<void(Oid, const char *,
             (XLogRecGetInfo(reader) & ~XLR_INFO_MASK) == XLOG_LOGICAL_MESSAGE) {
             auto *message = reinterpret_cast<xl_logical_message *>(XLogRecGetData(reader));
             if (!message->transactional && message->prefix_size == prefix_size &&
-                memcmp(message->message, kAuditWalPrefix, prefix_size) == 0)
-                found(message->dbId, message->message + prefix_size, message->message_size);
+                memcmp(message->message, kAuditWalPrefix, prefix_size) == 0) {
+                // A C++ exception from `found` (std::bad_alloc) must not leak the open segment.
+                try {
+                    found(message->dbId, message->message + prefix_size, message->message_size);
+                } catch (...) {
+                    XLogReaderFree(reader);
+                    throw;
+                }
+            }
         }
         if (reader->EndRecPtr >= end) break;
     }

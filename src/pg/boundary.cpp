@@ -5,11 +5,19 @@
 
 namespace clarify::pg {
 
-ErrorData *run_guarded(void (*fn)(void *), void *arg) {
+ErrorData *run_guarded(void (*fn)(void *), void *arg, std::exception_ptr *thrown) noexcept {
     MemoryContext volatile context = CurrentMemoryContext;
     ErrorData *volatile edata = nullptr;
     PG_TRY();
-    { fn(arg); }
+    {
+        // Caught here, inside PostgreSQL's frame: PG_END_TRY then pops it as on a normal return.
+        try {
+            fn(arg);
+        } catch (...) {
+            *thrown = std::current_exception();
+            MemoryContextSwitchTo(context);
+        }
+    }
     PG_CATCH();
     {
         MemoryContextSwitchTo(context);
@@ -38,8 +46,12 @@ char *copy_internal_error(const char *what) noexcept {
     return out;
 }
 
-void raise_caught(ErrorData *pg_error, int sqlcode, const char *message, const char *detail,
-                  const char *hint) {
+void raise_caught(const EntryState &entry, ErrorData *pg_error, int sqlcode, const char *message,
+                  const char *detail, const char *hint) {
+    // A body's C++ exception may have left these pointing into its frames, now gone.
+    PG_exception_stack = entry.exception_stack;
+    error_context_stack = entry.context_stack;
+    MemoryContextSwitchTo(entry.memory);
     if (pg_error) ReThrowError(pg_error);
     ereport(ERROR, (errcode(sqlcode), errmsg_internal("%s", message ? message : "pg_clarify error"),
                     detail ? errdetail_internal("%s", detail) : 0, hint ? errhint("%s", hint) : 0));
