@@ -126,7 +126,9 @@ void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
                 held_ids = plan;
             }
             Datum args[2] = {values[0], values[2]};
-            int rc = SPI_execute_plan(held_ids, args, nullptr, true, 0);
+            // Not read-only: each read takes a snapshot after the origin's lock was granted (a
+            // read-only one uses the call's, taken before the wait, and misses what it waited on).
+            int rc = SPI_execute_plan(held_ids, args, nullptr, false, 0);
             if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's decision ids failed");
             for (uint64 i = 0; i < SPI_processed; ++i) {
                 bool isnull = false;
@@ -151,7 +153,7 @@ void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
         int rc = SPI_execute_with_args(
             "SELECT decision_id, note FROM clarify.audit_notes "
             "WHERE decision_id OPERATOR(pg_catalog.=) ANY ($1)",
-            1, &types[1], &values[1], nullptr, true, 0);
+            1, &types[1], &values[1], nullptr, false, 0);
         if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's notes failed");
         for (uint64 i = 0; i < SPI_processed; ++i) {
             bool isnull = false;
@@ -240,6 +242,35 @@ void claim_origin(const std::string &origin, uint32 node) {
                             "the origin from clarify.audit_origins to bind it anew.");
 }
 
+// One ingest per origin at a time: a batch sent again while its first sending is still being
+// written waits for it, then finds it held (drop_held reads after the wait, with a new snapshot).
+// The lock is the origin's row in clarify.audit_origins, which no agent may lock (no privilege on
+// it); an advisory lock on a key derived from the origin was one any role could take first.
+void lock_origin(const std::string &origin) {
+    bool found = pg_guard([&] {
+        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
+        static SPIPlanPtr lock = nullptr;
+        if (!lock) {
+            Oid type = TEXTOID;
+            SPIPlanPtr plan = SPI_prepare(
+                "SELECT 1 FROM clarify.audit_origins WHERE origin "
+                "OPERATOR(pg_catalog.=) $1 FOR UPDATE",
+                1, &type);
+            if (!plan) elog(ERROR, "preparing the origin's lock failed");
+            SPI_keepplan(plan);
+            lock = plan;
+        }
+        Datum value = PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size())));
+        int rc = SPI_execute_plan(lock, &value, nullptr, false, 0);
+        if (rc != SPI_OK_SELECT) elog(ERROR, "locking the origin failed");
+        bool locked = SPI_processed == 1;
+        SPI_finish();
+        return locked;
+    });
+    if (!found)
+        refuse("the origin \"" + origin + "\" was deleted from clarify.audit_origins meanwhile");
+}
+
 int64 ingest(const std::string &origin, const char *bytes, size_t size) {
 #ifdef __GLIBC__
     // The connection is a standby writer's: its batches (a few MB with their arrays) would be
@@ -269,12 +300,8 @@ int64 ingest(const std::string &origin, const char *bytes, size_t size) {
     claim_origin(origin, origin_node(origin));
     bool any_sync =
         std::any_of(batch.begin(), batch.end(), [](const AuditView &a) { return a.sync; });
-    // One ingest per origin at a time: a batch sent again while its first sending is still
-    // being written waits for it, then finds it held.
-    uint32 key = origin_node(origin) | (uint32(std::hash<std::string>{}(origin)) << 8);
+    lock_origin(origin);
     pg_guard([&] {
-        DirectFunctionCall2(pg_advisory_xact_lock_int4, Int32GetDatum(0x434c4152),
-                            Int32GetDatum(int32(key)));
         // A batch with a sync decision is durable (flushed, and confirmed by synchronous
         // standbys) before the caller hears of it, whatever the caller's own setting; one of
         // async decisions only is committed as the writer commits those here (not waited for).

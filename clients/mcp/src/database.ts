@@ -1,5 +1,6 @@
 // The two connections: the agent role runs every query and check inside a read-only transaction
-// with the question's record set locally; the confirmer role only records elicited choices.
+// with the question's record set locally, its session reset after; the confirmer role only
+// records elicited choices.
 import pg from "pg";
 
 import { SettingError } from "./settings.js";
@@ -93,7 +94,15 @@ export class Database {
                 throw error;
             }
         } finally {
-            client.release();
+            // Nothing the statement left in the session (a session-level advisory lock, a setting
+            // made with set_config(..., false)) outlives the call on the pooled connection; the
+            // record was set locally, in the transaction. No named statements are lost: none is
+            // prepared. A connection that cannot be reset is closed rather than reused.
+            const reset = await client.query("DISCARD ALL").then(
+                () => undefined,
+                (error: Error) => error,
+            );
+            client.release(reset);
         }
     }
 

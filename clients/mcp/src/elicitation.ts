@@ -23,7 +23,32 @@ function slotQuestion(slot: Slot): string {
     return slot.term ? `When you say "${slot.term}", do you mean:` : "Which meaning do you mean:";
 }
 
-/** The elicitation request for one slot; `asked` is the person's question, shown for context. */
+/** The most characters of the model's wording of the question the person is shown. */
+export const ASKED_SHOWN_MAX = 160;
+
+/**
+ * The model's text as one line the person can tell from the database's: control, format (bidi,
+ * zero-width) and line-breaking characters become one space, double quotation marks an
+ * apostrophe (it is shown quoted), and it is capped at `max` characters.
+ */
+export function assistantLine(text: string, max = ASKED_SHOWN_MAX): string {
+    const flat = text
+        .replace(/[\p{Cc}\p{Cf}\p{Z}\s]+/gu, " ")
+        .replace(/["\u201c\u201d\u201e\u201f\u00ab\u00bb]/gu, "'")
+        .trim();
+    const chars = [...flat];
+    return chars.length <= max
+        ? flat
+        : `${chars
+              .slice(0, max - 1)
+              .join("")
+              .trimEnd()}…`;
+}
+
+/**
+ * The elicitation request for one slot: the gate's question (catalog text) leads; `asked`, the
+ * question as the model passed it, follows as one marked line, for context only.
+ */
 export function choiceRequest(slot: Slot, asked: string): ElicitRequestFormParams {
     const oneOf = slot.options.map((o) => ({
         const: o.value,
@@ -32,7 +57,7 @@ export function choiceRequest(slot: Slot, asked: string): ElicitRequestFormParam
     oneOf.push({ const: OTHER, title: "Other (describe below)" });
     return {
         mode: "form",
-        message: `To answer "${asked}", the database needs to know what you mean. ${slotQuestion(slot)}`,
+        message: `${slotQuestion(slot)}\nFor your question, as the assistant worded it: “${assistantLine(asked)}”`,
         requestedSchema: {
             type: "object",
             properties: {
