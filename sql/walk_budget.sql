@@ -31,6 +31,32 @@ BEGIN
   RETURN s || ' ' || replace(tail, 'cN', 'c' || levels);
 END $$;
 GRANT EXECUTE ON FUNCTION public.cte_chain(int, text, text) TO PUBLIC;
+-- The same with each link reading the one before four times in one expression.
+CREATE FUNCTION public.cte_sum_chain(levels int, first text, tail text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  s text := 'WITH c0(x) AS (' || first || ')';
+BEGIN
+  FOR k IN 1..levels LOOP
+    s := s || format(', c%s(x) AS MATERIALIZED (SELECT a.x + a.x + a.x + a.x FROM c%s a)', k, k - 1);
+  END LOOP;
+  RETURN s || ' ' || replace(tail, 'cN', 'c' || levels);
+END $$;
+GRANT EXECUTE ON FUNCTION public.cte_sum_chain(int, text, text) TO PUBLIC;
+-- Each link joins two one-row reads of the one before: its column is reached 2^N ways, each along
+-- different joins, so no trace is shared.
+CREATE FUNCTION public.cte_pair_chain(levels int, tail text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  s text := 'WITH c0(x) AS (SELECT amount FROM walk.orders WHERE id < 0)';
+BEGIN
+  FOR k IN 1..levels LOOP
+    s := s || format(', c%s(x) AS MATERIALIZED (SELECT a.x + b.x FROM (SELECT x FROM c%s LIMIT 1) a,'
+                     ' (SELECT x FROM c%s LIMIT 1) b)', k, k - 1, k - 1);
+  END LOOP;
+  RETURN s || ' ' || replace(tail, 'cN', 'c' || levels);
+END $$;
+GRANT EXECUTE ON FUNCTION public.cte_pair_chain(int, text) TO PUBLIC;
 
 CREATE TABLE public.walk_chains (n int PRIMARY KEY, expect text, shape text, first text, tail text);
 GRANT SELECT ON public.walk_chains TO PUBLIC;
@@ -59,6 +85,16 @@ FROM public.walk_chains ORDER BY n;
 SELECT n, clarify.check(public.cte_chain(40, first, tail))->>'state' AS check_40,
        gate_state(public.cte_chain(40, first, tail)) AS gate_40
 FROM public.walk_chains ORDER BY n;
+-- x + x + x + x of one row is no repeated row: summed, it is allowed.
+SELECT levels, clarify.check(public.cte_sum_chain(levels, 'SELECT amount FROM walk.orders WHERE id < 0', 'SELECT sum(x) FROM cN'))->>'state' AS check,
+       gate_state(public.cte_sum_chain(levels, 'SELECT amount FROM walk.orders WHERE id < 0', 'SELECT sum(x) FROM cN')) AS gate
+FROM (VALUES (20), (40)) v(levels);
+-- Past the bound of a trace (20000 steps per aggregate, 200000 per statement) the aggregate is
+-- not proven: refused, never allowed. 10 links take about 8000 steps, 16 links 2^6 times more.
+SELECT levels, aggregates, c->>'state' AS state, c #>> '{slots,0,via}' AS via
+FROM (VALUES (10, 1), (16, 1), (10, 100)) v(levels, aggregates),
+     LATERAL clarify.check(public.cte_pair_chain(levels, 'SELECT ' ||
+       (SELECT string_agg('sum(x)', ', ') FROM generate_series(1, aggregates)) || ' FROM cN')) c;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SELECT n, gate_state(public.cte_chain(40, first, tail)) AS nested_loops_40

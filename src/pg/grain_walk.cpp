@@ -2,11 +2,11 @@
 #include "compat.hpp"
 #include "grain_walk.hpp"
 #include "grain_proof.hpp"
+#include "grain_relations.hpp"
 #include "grain_union.hpp"
 #include "plan_walk_budget.hpp"
 
 extern "C" {
-#include "catalog/partition.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
@@ -24,7 +24,7 @@ using grain::Proofs;
 constexpr int kStepsPerAggregate = 20000;
 // And all aggregates of a statement within this many: past it the rest count as unproven too.
 constexpr int kStepsPerStatement = 200000;
-constexpr int kRoom = 8;  // relations named per fact
+constexpr int kRoom = grain::kRelationsNamed;  // relations named per fact
 
 struct Step {
     Plan *join;
@@ -53,6 +53,7 @@ struct Trace {
     walk_budget::Memo *grouped_seen;
     walk_budget::Memo *traced;
     int serial;
+    int copies;  // facts copied from `traced`: where they may repeat facts already found
     // The facts found.
     AggregateFact *facts;
     int count, capacity;
@@ -64,69 +65,6 @@ struct ExprAt {
     Trace *trace;
     Plan *plan;
 };
-
-// Relations scanned under a node (partitions as their partitioned table): the first kRoom in
-// the order a walk from the node meets them.
-struct Relations {
-    int n;
-    Oid relation[kRoom];
-};
-
-void merge_relations(Relations *into, const Relations *from, int room) {
-    for (int i = 0; i < from->n && into->n < room; ++i) {
-        bool known = false;
-        for (int j = 0; j < into->n && !known; ++j) known = into->relation[j] == from->relation[i];
-        if (!known) into->relation[into->n++] = from->relation[i];
-    }
-}
-
-const Relations *relations_of(Trace *t, Plan *plan);
-
-void relations_below(Trace *t, Plan *plan, Relations *r) {
-    if (grain::is_relation_scan(plan)) {
-        RangeTblEntry *rte = rt_fetch(((Scan *)plan)->scanrelid, t->stmt->rtable);
-        if (rte->rtekind != RTE_RELATION) return;
-        Oid relid = rte->relid;
-        while (get_rel_relispartition(relid)) relid = get_partition_parent(relid, true);
-        r->relation[r->n++] = relid;
-        return;
-    }
-    merge_relations(r, relations_of(t, plan->lefttree), kRoom);
-    merge_relations(r, relations_of(t, plan->righttree), kRoom);
-    if (IsA(plan, SubqueryScan))
-        merge_relations(r, relations_of(t, ((SubqueryScan *)plan)->subplan), kRoom);
-    if (IsA(plan, CteScan))
-        merge_relations(
-            r, relations_of(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId)), kRoom);
-    List *children = IsA(plan, Append)        ? ((Append *)plan)->appendplans
-                     : IsA(plan, MergeAppend) ? ((MergeAppend *)plan)->mergeplans
-                                              : NIL;
-    ListCell *lc;
-    foreach (lc, children) merge_relations(r, relations_of(t, (Plan *)lfirst(lc)), kRoom);
-}
-
-// Computed once per node: a CTE under many references is not walked again.
-const Relations *relations_of(Trace *t, Plan *plan) {
-    static const Relations none = {};
-    if (!plan) return &none;
-    check_stack_depth();
-    walk_budget::step(walk_budget::Kind::Grain);
-    if (void *known = walk_budget::memo_get(t->relations, plan, 0)) return (const Relations *)known;
-    Relations *r = (Relations *)palloc0(sizeof(Relations));
-    relations_below(t, plan, r);
-    walk_budget::memo_put(t->relations, plan, 0, r);
-    return r;
-}
-
-// Relations scanned under `plan` added to out[0, *n), at most `room`.
-void relations_under(Trace *t, Plan *plan, Oid *out, int *n, int room) {
-    Relations r = {};
-    for (int i = 0; i < *n && i < kRoom; ++i) r.relation[r.n++] = out[i];
-    if (r.n >= room) return;
-    merge_relations(&r, relations_of(t, plan), room);
-    for (int i = *n; i < r.n; ++i) out[i] = r.relation[i];
-    *n = r.n;
-}
 
 void add_fact(Trace *t, const AggregateFact &fact) {
     if (t->count == t->capacity) {
@@ -154,7 +92,7 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
         if (!grain::join_repeats(&t->proofs, step->join, step->from_outer)) continue;
         Plan *other = step->from_outer ? step->join->righttree : step->join->lefttree;
         int before = fact.n_via;
-        relations_under(t, other, fact.via, &fact.n_via, kRoom);
+        grain::relations_under(t->stmt, t->relations, other, fact.via, &fact.n_via, kRoom);
         if (fact.n_via == before && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
     }
     if ((t->gave_up || t->repeaters > 0) && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
@@ -265,7 +203,15 @@ void trace_shared(Trace *t, Plan *subplan, AttrNumber attno) {
     if (!subplan) return;
     Traced *memo = (Traced *)walk_budget::memo_get(t->traced, subplan, attno);
     if (memo && same_way(t, memo)) {
-        for (int i = 0; i < memo->n_facts; ++i) add_fact(t, copy_fact(memo->facts[i]));
+        // A copy is a step: facts copied into facts copied stay within the budget.
+        for (int i = 0; i < memo->n_facts; ++i) {
+            if (--t->steps_left < 0 || --t->statement_steps_left < 0) {
+                t->gave_up = true;
+                return;
+            }
+            add_fact(t, copy_fact(memo->facts[i]));
+            ++t->copies;
+        }
         return;
     }
     memo = (Traced *)palloc0(sizeof(Traced));
@@ -391,8 +337,12 @@ bool trace_expr_walker(Node *node, void *context) {
 
 void trace_output(Trace *t, Plan *plan, AttrNumber attno) {
     if (!plan || attno < 1 || attno > list_length(plan->targetlist)) return;
+    int first = t->count, copies = t->copies;
     ExprAt at = {t, plan};
     trace_expr_walker((Node *)list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr, &at);
+    // One expression reading a CTE's column twice (x + x): its facts twice say no more than once
+    // (branches of a UNION ALL below were told apart already).
+    if (t->copies != copies) t->count = grain::drop_duplicate_facts(t->facts, first, t->count);
 }
 
 // The base columns (relation, attnum) that grouping column `attno` of `plan` is a plain copy of.
