@@ -89,17 +89,17 @@ FROM public.walk_chains ORDER BY n;
 SELECT levels, clarify.check(public.cte_sum_chain(levels, 'SELECT amount FROM walk.orders WHERE id < 0', 'SELECT sum(x) FROM cN'))->>'state' AS check,
        gate_state(public.cte_sum_chain(levels, 'SELECT amount FROM walk.orders WHERE id < 0', 'SELECT sum(x) FROM cN')) AS gate
 FROM (VALUES (20), (40)) v(levels);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT n, gate_state(public.cte_chain(40, first, tail)) AS nested_loops_40
+FROM public.walk_chains ORDER BY n;
+RESET ALL;
 -- Past the bound of a trace (20000 steps per aggregate, 200000 per statement) the aggregate is
 -- not proven: refused, never allowed. 10 links take about 8000 steps, 16 links 2^6 times more.
 SELECT levels, aggregates, c->>'state' AS state, c #>> '{slots,0,via}' AS via
 FROM (VALUES (10, 1), (16, 1), (10, 100)) v(levels, aggregates),
      LATERAL clarify.check(public.cte_pair_chain(levels, 'SELECT ' ||
        (SELECT string_agg('sum(x)', ', ') FROM generate_series(1, aggregates)) || ' FROM cN')) c;
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SELECT n, gate_state(public.cte_chain(40, first, tail)) AS nested_loops_40
-FROM public.walk_chains ORDER BY n;
-RESET ALL;
 RESET ROLE;
 
 -- A walk made slow on purpose (developer settings: superuser only, hidden) is cancelled by
