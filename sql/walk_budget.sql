@@ -135,6 +135,29 @@ RESET ROLE;
 RESET statement_timeout;
 RESET pg_clarify.debug_walk_delay;
 RESET pg_clarify.debug_walk;
+
+-- pg_cancel_backend stops a walk too: a second session waits in the grain walk, and is cancelled.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS dblink;
+CREATE FUNCTION public.wait_in_walk(backend int) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..600 LOOP
+    IF EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = backend AND wait_event_type = 'Extension')
+    THEN RETURN true; END IF;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+  RETURN false;
+END $$;
+SELECT dblink_connect('slow', public.conninfo());
+SELECT dblink_exec('slow', 'SET pg_clarify.debug_walk_delay = ''1h''');
+SELECT dblink_exec('slow', 'SET pg_clarify.debug_walk = ''grain''');
+SELECT dblink_exec('slow', 'SET ROLE regress_agent');
+SELECT pid AS slow_pid FROM dblink('slow', 'SELECT pg_backend_pid()') AS t(pid int) \gset
+SELECT dblink_send_query('slow', 'SELECT sum(o.amount) FROM walk.orders o JOIN walk.lines l ON l.order_id = o.id');
+SELECT public.wait_in_walk(:slow_pid) AS waiting, pg_cancel_backend(:slow_pid) AS cancelled;
+SELECT count(*) AS rows FROM dblink_get_result('slow', false) AS t(s numeric);
+SELECT dblink_error_message('slow');
+SELECT dblink_disconnect('slow');
 SET ROLE regress_agent;
 SELECT gate_state('SELECT sum(o.amount) FROM walk.orders o JOIN walk.lines l ON l.order_id = o.id') AS after_reset;
 RESET ROLE;
