@@ -22,12 +22,6 @@ namespace clarify::pg::grain {
 
 namespace {
 
-struct JoinProof {
-    Plan *join;
-    bool from_outer;
-    bool repeats;
-};
-
 Expr *strip(Expr *e) {
     while (e && IsA(e, RelabelType)) e = ((RelabelType *)e)->arg;
     return e;
@@ -118,9 +112,9 @@ Plan *child_plan(PlannedStmt *stmt, Plan *plan) {
     return nullptr;
 }
 
-// Whether `param` is compared for equality with a column somewhere in `plan`'s subtree.
-bool param_equated(PlannedStmt *stmt, Plan *plan, int param, int depth) {
-    if (!plan || depth > 64) return false;
+bool param_equated(Proofs *p, Plan *plan, int param);
+
+bool param_equated_here(Proofs *p, Plan *plan, int param) {
     ListCell *lc;
     foreach (lc, node_quals(plan)) {
         Node *q = (Node *)lfirst(lc);
@@ -130,15 +124,27 @@ bool param_equated(PlannedStmt *stmt, Plan *plan, int param, int depth) {
         for (int turn = 0; turn < 2; ++turn, std::swap(l, r))
             if (IsA(l, Param) && ((Param *)l)->paramid == param && simple_var(r)) return true;
     }
-    if (param_equated(stmt, plan->lefttree, param, depth + 1) ||
-        param_equated(stmt, plan->righttree, param, depth + 1))
+    if (param_equated(p, plan->lefttree, param) || param_equated(p, plan->righttree, param))
         return true;
     if (IsA(plan, Append)) {
         foreach (lc, ((Append *)plan)->appendplans)
-            if (!param_equated(stmt, (Plan *)lfirst(lc), param, depth + 1)) return false;
+            if (!param_equated(p, (Plan *)lfirst(lc), param)) return false;
         return list_length(((Append *)plan)->appendplans) > 0;
     }
-    return param_equated(stmt, child_plan(stmt, plan), param, depth + 1);
+    return param_equated(p, child_plan(p->stmt, plan), param);
+}
+
+// Whether `param` is compared for equality with a column somewhere in `plan`'s subtree (each
+// (node, param) decided once: a CTE referenced many times is not walked again).
+bool param_equated(Proofs *p, Plan *plan, int param) {
+    if (!plan) return false;
+    check_stack_depth();
+    walk_budget::step(walk_budget::Kind::Proof);
+    if (void *known = walk_budget::memo_get(p->equated, plan, param))
+        return known == walk_budget::memo_bool(true);
+    bool equated = param_equated_here(p, plan, param);
+    walk_budget::memo_put(p->equated, plan, param, walk_budget::memo_bool(equated));
+    return equated;
 }
 
 Bitmapset *equality_keys(Plan *join, bool of_outer) {
@@ -295,7 +301,7 @@ bool partitioned_append(PlannedStmt *stmt, Append *append) {
 bool unique_on(Proofs *p, Plan *plan, Bitmapset *keys, bool inherited_only) {
     if (!plan) return false;
     check_stack_depth();
-    CHECK_FOR_INTERRUPTS();
+    walk_budget::step(walk_budget::Kind::Proof);
     if (--p->budget < 0) return false;
     if (at_most_one_row(plan)) return true;
     if (is_relation_scan(plan)) return scan_unique_on(p, (Scan *)plan, keys, inherited_only);
@@ -407,11 +413,8 @@ Bitmapset *scan_single_valued(Proofs *p, Scan *scan) {
 }
 
 bool join_repeats(Proofs *p, Plan *join, bool from_outer) {
-    ListCell *lc;
-    foreach (lc, p->known) {
-        JoinProof *known = (JoinProof *)lfirst(lc);
-        if (known->join == join && known->from_outer == from_outer) return known->repeats;
-    }
+    if (void *known = walk_budget::memo_get(p->known, join, from_outer))
+        return known == walk_budget::memo_bool(true);
     JoinType type = ((Join *)join)->jointype;
     bool repeats;
     if (type == JOIN_SEMI || type == JOIN_ANTI)
@@ -423,9 +426,7 @@ bool join_repeats(Proofs *p, Plan *join, bool from_outer) {
     else
         repeats = !unique_on(p, from_outer ? join->righttree : join->lefttree,
                              join_keys(p, join, !from_outer));
-    JoinProof *proof = (JoinProof *)palloc(sizeof(JoinProof));
-    *proof = JoinProof{join, from_outer, repeats};
-    p->known = lappend(p->known, proof);
+    walk_budget::memo_put(p->known, join, from_outer, walk_budget::memo_bool(repeats));
     return repeats;
 }
 
@@ -437,7 +438,7 @@ Bitmapset *join_keys(Proofs *p, Plan *join, bool of_outer) {
     foreach (lc, ((NestLoop *)join)->nestParams) {
         NestLoopParam *np = (NestLoopParam *)lfirst(lc);
         Var *v = simple_var((Expr *)np->paramval);
-        if (v && v->varno == OUTER_VAR && param_equated(p->stmt, join->righttree, np->paramno, 0))
+        if (v && v->varno == OUTER_VAR && param_equated(p, join->righttree, np->paramno))
             keys = bms_add_member(keys, v->varattno);
     }
     return keys;

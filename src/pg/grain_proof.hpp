@@ -6,6 +6,7 @@
 
 #include "pg.hpp"
 #include "grain_walk.hpp"
+#include "plan_walk_budget.hpp"
 
 extern "C" {
 #include "nodes/pg_list.h"
@@ -18,9 +19,10 @@ struct Proofs {
     PlannedStmt *stmt;
     DeclaredKeyFn declared;
     void *declared_context;
-    List *known;             // JoinProof *: joins already decided, per side
-    Bitmapset *loop_params;  // PARAM_EXEC ids a nested loop sets: they vary per outer row
-    int budget;              // steps left before a proof gives up (unproven)
+    walk_budget::Memo *known;    // (join, from_outer): memo_bool(whether it repeats)
+    walk_budget::Memo *equated;  // (plan, param id): memo_bool(whether equated below it)
+    Bitmapset *loop_params;      // PARAM_EXEC ids a nested loop sets: they vary per outer row
+    int budget;                  // steps left before a proof gives up (unproven)
 };
 
 // Whether `join` can return a row of the side the rows come from (outer or inner) more than once.

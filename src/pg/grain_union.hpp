@@ -20,4 +20,8 @@ Plan *merged_append(Plan *plan);
 void mark_repeated_branches(AggregateFact *facts, int first, const int *ends, int branches,
                             int room);
 
+// Removes the facts of facts[first, end) equal to an earlier one there (same column, aggregate,
+// joins and single-valued columns), keeping the order; returns the new end.
+int drop_duplicate_facts(AggregateFact *facts, int first, int end);
+
 }  // namespace clarify::pg::grain

@@ -2,10 +2,11 @@
 #include "compat.hpp"
 #include "grain_walk.hpp"
 #include "grain_proof.hpp"
+#include "grain_relations.hpp"
 #include "grain_union.hpp"
+#include "plan_walk_budget.hpp"
 
 extern "C" {
-#include "catalog/partition.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
@@ -21,6 +22,9 @@ using grain::Proofs;
 // A plan with many aggregates over deep joins is traced within this many steps per aggregate;
 // past it the aggregate counts as unproven (fail closed), so the work stays bounded.
 constexpr int kStepsPerAggregate = 20000;
+// And all aggregates of a statement within this many: past it the rest count as unproven too.
+constexpr int kStepsPerStatement = 200000;
+constexpr int kRoom = grain::kRelationsNamed;  // relations named per fact
 
 struct Step {
     Plan *join;
@@ -40,7 +44,16 @@ struct Trace {
     List *init_plans;  // SubPlan *: every initplan of the statement
     Plan *merged;      // an Append whose rows a whole-row DISTINCT above it merges (UNION)
     int steps_left;
+    int statement_steps_left;
     bool gave_up;
+    // Memos (plan_walk_budget.hpp): the relations under each node (for the statement), and, for
+    // the aggregate numbered `serial`, the grouping columns already followed and the subplans
+    // already traced (Traced *), so that a CTE read by many references is walked once.
+    walk_budget::Memo *relations;
+    walk_budget::Memo *grouped_seen;
+    walk_budget::Memo *traced;
+    int serial;
+    int copies;  // facts copied from `traced`: where they may repeat facts already found
     // The facts found.
     AggregateFact *facts;
     int count, capacity;
@@ -53,35 +66,6 @@ struct ExprAt {
     Plan *plan;
 };
 
-// Relations scanned under `plan` (partitions as their partitioned table), at most `room`.
-void relations_under(Trace *t, Plan *plan, Oid *out, int *n, int room, int depth) {
-    if (!plan || *n >= room || depth > 32) return;
-    if (grain::is_relation_scan(plan)) {
-        RangeTblEntry *rte = rt_fetch(((Scan *)plan)->scanrelid, t->stmt->rtable);
-        if (rte->rtekind != RTE_RELATION) return;
-        Oid relid = rte->relid;
-        while (get_rel_relispartition(relid)) relid = get_partition_parent(relid, true);
-        for (int i = 0; i < *n; ++i)
-            if (out[i] == relid) return;
-        out[(*n)++] = relid;
-        return;
-    }
-    relations_under(t, plan->lefttree, out, n, room, depth + 1);
-    relations_under(t, plan->righttree, out, n, room, depth + 1);
-    if (IsA(plan, SubqueryScan))
-        relations_under(t, ((SubqueryScan *)plan)->subplan, out, n, room, depth + 1);
-    if (IsA(plan, CteScan))
-        relations_under(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId), out, n, room,
-                        depth + 1);
-    ListCell *lc;
-    if (IsA(plan, Append))
-        foreach (lc, ((Append *)plan)->appendplans)
-            relations_under(t, (Plan *)lfirst(lc), out, n, room, depth + 1);
-    if (IsA(plan, MergeAppend))
-        foreach (lc, ((MergeAppend *)plan)->mergeplans)
-            relations_under(t, (Plan *)lfirst(lc), out, n, room, depth + 1);
-}
-
 void add_fact(Trace *t, const AggregateFact &fact) {
     if (t->count == t->capacity) {
         t->capacity *= 2;
@@ -91,7 +75,6 @@ void add_fact(Trace *t, const AggregateFact &fact) {
 }
 
 // The column's scan: record the aggregate with the joins on its way that may repeat its rows.
-constexpr int kRoom = 8;  // relations named per fact
 
 void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     RangeTblEntry *rte = rt_fetch(scan->scanrelid, t->stmt->rtable);
@@ -109,7 +92,7 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
         if (!grain::join_repeats(&t->proofs, step->join, step->from_outer)) continue;
         Plan *other = step->from_outer ? step->join->righttree : step->join->lefttree;
         int before = fact.n_via;
-        relations_under(t, other, fact.via, &fact.n_via, kRoom, 0);
+        grain::relations_under(t->stmt, t->relations, other, fact.via, &fact.n_via, kRoom);
         if (fact.n_via == before && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
     }
     if ((t->gave_up || t->repeaters > 0) && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
@@ -178,12 +161,77 @@ void trace_branches(Trace *t, Plan *append, List *branches, AttrNumber attno) {
         ends[b++] = t->count;
     }
     if (append != t->merged) grain::mark_repeated_branches(t->facts, first, ends, b, kRoom);
+    // Copies of one fact (a CTE under each branch) say no more than one: keep one.
+    t->count = grain::drop_duplicate_facts(t->facts, first, t->count);
+}
+
+// A CTE's or initplan's output column as it was traced for the current aggregate, and the way
+// there: traced again along the same way, it finds the same facts.
+struct Traced {
+    int serial;
+    bool busy;
+    Step *path;
+    int n_path;
+    bool repeated;
+    Plan *merged;
+    AggregateFact *facts;
+    int n_facts;
+};
+
+bool same_way(const Trace *t, const Traced *memo) {
+    if (memo->serial != t->serial || memo->busy || memo->n_path != list_length(t->path) ||
+        memo->repeated != (t->repeaters > 0) || memo->merged != t->merged)
+        return false;
+    for (int i = 0; i < memo->n_path; ++i) {
+        const Step *step = (const Step *)list_nth(t->path, i);
+        if (step->join != memo->path[i].join || step->from_outer != memo->path[i].from_outer)
+            return false;
+    }
+    return true;
+}
+
+AggregateFact copy_fact(const AggregateFact &fact) {
+    AggregateFact copy = fact;
+    copy.via = (Oid *)palloc(sizeof(Oid) * kRoom);
+    memcpy(copy.via, fact.via, sizeof(Oid) * fact.n_via);
+    return copy;  // per_value is never changed once made: shared
+}
+
+// Traces output column attno of a subplan that many references may share (a CTE, an initplan):
+// along a way it was traced before for this aggregate, its facts are copied instead.
+void trace_shared(Trace *t, Plan *subplan, AttrNumber attno) {
+    if (!subplan) return;
+    Traced *memo = (Traced *)walk_budget::memo_get(t->traced, subplan, attno);
+    if (memo && same_way(t, memo)) {
+        // A copy is a step: facts copied into facts copied stay within the budget.
+        for (int i = 0; i < memo->n_facts; ++i) {
+            if (--t->steps_left < 0 || --t->statement_steps_left < 0) {
+                t->gave_up = true;
+                return;
+            }
+            add_fact(t, copy_fact(memo->facts[i]));
+            ++t->copies;
+        }
+        return;
+    }
+    memo = (Traced *)palloc0(sizeof(Traced));
+    *memo = Traced{t->serial,        true,      nullptr, list_length(t->path),
+                   t->repeaters > 0, t->merged, nullptr, 0};
+    memo->path = (Step *)palloc(sizeof(Step) * (memo->n_path + 1));
+    for (int i = 0; i < memo->n_path; ++i) memo->path[i] = *(Step *)list_nth(t->path, i);
+    walk_budget::memo_put(t->traced, subplan, attno, memo);
+    int first = t->count;
+    trace_output(t, subplan, attno);
+    memo->n_facts = t->count - first;
+    memo->facts = (AggregateFact *)palloc(sizeof(AggregateFact) * (memo->n_facts + 1));
+    for (int i = 0; i < memo->n_facts; ++i) memo->facts[i] = copy_fact(t->facts[first + i]);
+    memo->busy = false;
 }
 
 void trace_var(Trace *t, Plan *plan, Var *var) {
     check_stack_depth();
-    CHECK_FOR_INTERRUPTS();
-    if (--t->steps_left < 0) {
+    walk_budget::step(walk_budget::Kind::Grain);
+    if (--t->steps_left < 0 || --t->statement_steps_left < 0) {
         t->gave_up = true;
         return;
     }
@@ -215,7 +263,7 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
             return;
         case T_CteScan:
             if (var->varno == (int)((Scan *)plan)->scanrelid)
-                trace_output(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
+                trace_shared(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
                              var->varattno);
             return;
         case T_Append:
@@ -249,6 +297,7 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
 // Vars of an expression, and of aggregates in it (a total of totals is still the measure).
 bool trace_expr_walker(Node *node, void *context) {
     if (!node) return false;
+    CHECK_FOR_INTERRUPTS();
     if (IsA(node, Var)) {
         ExprAt *at = (ExprAt *)context;
         trace_var(at->trace, at->plan, (Var *)node);
@@ -265,7 +314,7 @@ bool trace_expr_walker(Node *node, void *context) {
     if (IsA(node, Param) && ((Param *)node)->paramkind == PARAM_EXEC) {
         Trace *t = ((ExprAt *)context)->trace;
         // A step like a column's: values of values stay within the budget.
-        if (--t->steps_left < 0) {
+        if (--t->steps_left < 0 || --t->statement_steps_left < 0) {
             t->gave_up = true;
             return false;
         }
@@ -276,7 +325,7 @@ bool trace_expr_walker(Node *node, void *context) {
             foreach (set, sub->setParam) {
                 if (lfirst_int(set) != ((Param *)node)->paramid) continue;
                 ++t->repeaters;
-                trace_output(t, grain::subplan_of(t->stmt, sub->plan_id),
+                trace_shared(t, grain::subplan_of(t->stmt, sub->plan_id),
                              foreach_current_index(set) + 1);
                 --t->repeaters;
             }
@@ -288,13 +337,23 @@ bool trace_expr_walker(Node *node, void *context) {
 
 void trace_output(Trace *t, Plan *plan, AttrNumber attno) {
     if (!plan || attno < 1 || attno > list_length(plan->targetlist)) return;
+    int first = t->count, copies = t->copies;
     ExprAt at = {t, plan};
     trace_expr_walker((Node *)list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr, &at);
+    // One expression reading a CTE's column twice (x + x): its facts twice say no more than once
+    // (branches of a UNION ALL below were told apart already).
+    if (t->copies != copies) t->count = grain::drop_duplicate_facts(t->facts, first, t->count);
 }
 
 // The base columns (relation, attnum) that grouping column `attno` of `plan` is a plain copy of.
-void grouped_columns(Trace *t, Plan *plan, AttrNumber attno, int depth) {
-    if (!plan || depth > 64 || attno < 1 || attno > list_length(plan->targetlist)) return;
+// Each (node, column) is followed once per aggregate: a CTE under many references adds nothing new.
+void grouped_columns(Trace *t, Plan *plan, AttrNumber attno) {
+    if (!plan || attno < 1 || attno > list_length(plan->targetlist)) return;
+    check_stack_depth();
+    walk_budget::step(walk_budget::Kind::Grain);
+    if (walk_budget::memo_get(t->grouped_seen, plan, attno) == walk_budget::memo_value(t->serial))
+        return;
+    walk_budget::memo_put(t->grouped_seen, plan, attno, walk_budget::memo_value(t->serial));
     Expr *e = list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
     while (e && IsA(e, RelabelType)) e = ((RelabelType *)e)->arg;
     if (!e || !IsA(e, Var)) return;
@@ -309,19 +368,19 @@ void grouped_columns(Trace *t, Plan *plan, AttrNumber attno, int depth) {
     ListCell *lc;
     switch (nodeTag(plan)) {
         case T_SubqueryScan:
-            grouped_columns(t, ((SubqueryScan *)plan)->subplan, v->varattno, depth + 1);
+            grouped_columns(t, ((SubqueryScan *)plan)->subplan, v->varattno);
             return;
         case T_CteScan:
             grouped_columns(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
-                            v->varattno, depth + 1);
+                            v->varattno);
             return;
         case T_Append:
             foreach (lc, ((Append *)plan)->appendplans)
-                grouped_columns(t, (Plan *)lfirst(lc), v->varattno, depth + 1);
+                grouped_columns(t, (Plan *)lfirst(lc), v->varattno);
             return;
         default:
-            if (v->varno == OUTER_VAR) grouped_columns(t, plan->lefttree, v->varattno, depth + 1);
-            if (v->varno == INNER_VAR) grouped_columns(t, plan->righttree, v->varattno, depth + 1);
+            if (v->varno == OUTER_VAR) grouped_columns(t, plan->lefttree, v->varattno);
+            if (v->varno == INNER_VAR) grouped_columns(t, plan->righttree, v->varattno);
             return;
     }
 }
@@ -355,8 +414,9 @@ void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *a
     t->repeaters = 0;
     t->steps_left = kStepsPerAggregate;
     t->gave_up = false;
+    ++t->serial;
     t->proofs.budget = kStepsPerAggregate;
-    for (int i = 0; i < n_groups; ++i) grouped_columns(t, plan->lefttree, groups[i], 0);
+    for (int i = 0; i < n_groups; ++i) grouped_columns(t, plan->lefttree, groups[i]);
     ExprAt at = {t, plan};
     trace_expr_walker((Node *)args, &at);
     if (t->gave_up) assume_every_watched(t);
@@ -369,6 +429,7 @@ struct AggregatesAt {
 
 bool aggregate_walker(Node *node, void *context) {
     if (!node) return false;
+    CHECK_FOR_INTERRUPTS();
     AggregatesAt *at = (AggregatesAt *)context;
     Plan *plan = at->plan;
     if (IsA(node, Aggref) && IsA(plan, Agg)) {
@@ -398,7 +459,7 @@ bool aggregate_walker(Node *node, void *context) {
 void find_aggregates(Trace *t, Plan *plan, int depth) {
     if (!plan) return;
     check_stack_depth();
-    CHECK_FOR_INTERRUPTS();
+    walk_budget::step(walk_budget::Kind::Grain);
     if (IsA(plan, Agg) || IsA(plan, WindowAgg)) {
         AggregatesAt at = {t, plan};
         aggregate_walker((Node *)plan->targetlist, &at);
@@ -432,6 +493,7 @@ void find_aggregates(Trace *t, Plan *plan, int depth) {
 // and the initplans, whose values aggregates may read.
 void collect_loop_params(Trace *t, Bitmapset **params, Plan *plan, PlannedStmt *stmt, int depth) {
     if (!plan || depth > 1000) return;
+    walk_budget::step(walk_budget::Kind::Grain);
     ListCell *lc;
     t->init_plans = list_concat(t->init_plans, plan->initPlan);
     if (IsA(plan, NestLoop))
@@ -459,6 +521,12 @@ AggregateFacts plan_aggregate_facts(PlannedStmt *stmt, const bool *watched, Decl
     t.proofs.stmt = stmt;
     t.proofs.declared = declared;
     t.proofs.declared_context = declared_context;
+    t.statement_steps_left = kStepsPerStatement;
+    t.relations = walk_budget::memo_create();
+    t.grouped_seen = walk_budget::memo_create();
+    t.traced = walk_budget::memo_create();
+    t.proofs.known = walk_budget::memo_create();
+    t.proofs.equated = walk_budget::memo_create();
     t.capacity = 4;
     t.facts = (AggregateFact *)palloc(sizeof(AggregateFact) * t.capacity);
     collect_loop_params(&t, &t.proofs.loop_params, stmt->planTree, stmt, 0);

@@ -3,6 +3,7 @@
 #include "compat.hpp"
 #include "read_set_walk.hpp"
 #include "row_order.hpp"
+#include "plan_walk_budget.hpp"
 
 extern "C" {
 extern "C" {
@@ -29,7 +30,7 @@ namespace plan_walk {
 void walk_plan(Walk *w, Plan *plan, Bitmapset *demand, bool demand_all, bool ordered) {
     if (!plan) return;
     check_stack_depth();
-    CHECK_FOR_INTERRUPTS();
+    walk_budget::step(walk_budget::Kind::ReadSet);
 
     Bitmapset *outer = nullptr, *inner = nullptr;
     Frame f = {};

@@ -102,6 +102,7 @@ void walk_subplan_ref(Walk *w, const SubPlan *sp) {
 
 bool expr_walker(Node *node, void *context) {
     if (!node) return false;
+    CHECK_FOR_INTERRUPTS();
     Frame *f = (Frame *)context;
     if (IsA(node, Var)) {
         Var *var = (Var *)node;
@@ -163,6 +164,7 @@ void demand_columns(Bitmapset **demand, int n, const AttrNumber *cols) {
 
 bool scan_var_walker(Node *node, void *context) {
     if (!node) return false;
+    CHECK_FOR_INTERRUPTS();
     ScanVarContext *c = (ScanVarContext *)context;
     if (IsA(node, Var) && (Index)((Var *)node)->varno == c->scanrelid &&
         ((Var *)node)->varlevelsup == 0) {

@@ -61,6 +61,7 @@ bool order_insensitive_window_func(const WindowFunc *wf, int frame_options) {
 // Context: the frame options of the WindowAgg whose functions are looked at.
 bool order_sensitive_walker(Node *node, void *context) {
     if (!node) return false;
+    CHECK_FOR_INTERRUPTS();
     if (IsA(node, Aggref)) return !order_insensitive_aggregate((Aggref *)node);
     if (IsA(node, WindowFunc))
         return !order_insensitive_window_func((WindowFunc *)node, *(int *)context);

@@ -3,6 +3,7 @@
 #include "audit_forward.hpp"
 #include "boundary.hpp"
 #include "compat.hpp"
+#include "plan_walk_budget.hpp"
 
 extern "C" {
 #include "mb/pg_wchar.h"
@@ -203,6 +204,7 @@ void define_settings() {
         "Empty: a standby refuses governed reads (QC005). The database defaults to this one's.",
         &audit_conninfo, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, check_audit_conninfo, nullptr,
         nullptr);
+    walk_budget::define_debug_settings();
     MarkGUCPrefixReserved("pg_clarify");
 }
 

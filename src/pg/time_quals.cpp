@@ -3,6 +3,7 @@
 #include "time_quals.hpp"
 #include "boundary.hpp"
 #include "time_windows.hpp"
+#include "plan_walk_budget.hpp"
 
 extern "C" {
 #include "access/genam.h"
@@ -321,6 +322,7 @@ void walk_plans(Finder *f, List *plans);
 void walk(Finder *f, Plan *plan) {
     if (!plan) return;
     check_stack_depth();
+    walk_budget::step(walk_budget::Kind::Time);
     if (is_relation_scan(nodeTag(plan))) read_scan(f, (Scan *)plan);
     walk(f, plan->lefttree);
     walk(f, plan->righttree);
