@@ -63,6 +63,9 @@ INSERT INTO public.grain_subquery_shapes VALUES
  (30, 'GRAIN', 'correlated rate summed', $$SELECT sum((SELECT r.conversion_rate FROM sq.rates r WHERE r.id = c.id)) FROM sq.customers c$$),
  (31, 'GRAIN', 'outer value picks a joined row only with itself in the key', $$SELECT sum((SELECT sum(l.line_amount) FROM sq.order_lines l JOIN sq.balances b ON b.account_id = l.order_id WHERE b.snapshot_date = d.day)) FROM sq.days d$$),
  (32, 'GRAIN', 'per-snapshot subtotals summed over the snapshots', $$SELECT sum((SELECT sum(b.balance) FROM sq.balances b WHERE b.snapshot_date = d.day)) FROM sq.days d$$),
+ (33, 'GRAIN', 'per-country subtotals summed over customers', $$SELECT sum(t) FROM (SELECT (SELECT sum(o.booked_amount) FROM sq.orders o JOIN sq.customers k ON k.id = o.customer_id WHERE k.country = c.country) t FROM sq.customers c) s$$),
+ (34, 'GRAIN', 'correlated on an inequality', $$SELECT sum((SELECT o.booked_amount FROM sq.orders o WHERE o.customer_id >= c.id ORDER BY o.id LIMIT 1)) FROM sq.customers c$$),
+ (35, 'GRAIN', 'whole row of a correlated subquery', $$SELECT sum(((SELECT o FROM sq.orders o WHERE o.id = l.order_id)).booked_amount) FROM sq.order_lines l$$),
 -- 3. FETCH FIRST 1 ROWS WITH TIES returns every row tied with the first.
  (41, 'GRAIN', 'cross join to FETCH FIRST 1 ROWS WITH TIES', $$SELECT sum(o.booked_amount) FROM sq.orders o CROSS JOIN (SELECT product FROM sq.order_lines ORDER BY product FETCH FIRST 1 ROWS WITH TIES) x$$),
  (42, 'GRAIN', 'join to FETCH FIRST 1 ROWS WITH TIES on a non-key', $$SELECT sum(o.booked_amount) FROM sq.orders o JOIN (SELECT order_id FROM sq.order_lines ORDER BY product FETCH FIRST 1 ROWS WITH TIES) x ON x.order_id = o.id$$),
@@ -87,6 +90,10 @@ INSERT INTO public.grain_subquery_shapes VALUES
  (118, 'ok', 'FETCH FIRST 1 ROWS WITH TIES on a unique key', $$SELECT sum(o.booked_amount) FROM sq.orders o CROSS JOIN (SELECT id FROM sq.order_lines ORDER BY id FETCH FIRST 1 ROWS WITH TIES) x$$),
  (119, 'ok', 'correlated value of the one side', $$SELECT sum(l.line_amount * (SELECT count(*) FROM sq.orders o WHERE o.id = l.order_id)) FROM sq.order_lines l$$),
  (120, 'ok', 'per-snapshot subtotals listed per day', $$SELECT d.day, (SELECT sum(b.balance) FROM sq.balances b WHERE b.snapshot_date = d.day) FROM sq.days d$$),
+ (122, 'ok', 'per-country subtotals summed per country', $$SELECT sum(t) FROM (SELECT c.country, (SELECT sum(o.booked_amount) FROM sq.orders o JOIN sq.customers k ON k.id = o.customer_id WHERE k.country = c.country) t FROM sq.customers c GROUP BY c.country) s$$),
+ (123, 'ok', 'first order of each customer, summed', $$SELECT sum((SELECT o.booked_amount FROM sq.orders o WHERE o.customer_id = c.id ORDER BY o.id LIMIT 1)) FROM sq.customers c$$),
+ (124, 'ok', 'outer measure read by the one row of a correlated subquery', $$SELECT sum((SELECT o.booked_amount * 2 FROM sq.customers c WHERE c.id = o.customer_id)) FROM sq.orders o$$),
+ (125, 'ok', 'correlated subtotal over customers filtered by IN', $$SELECT sum((SELECT sum(o.booked_amount) FROM sq.orders o WHERE o.customer_id = c.id)) FROM sq.customers c WHERE c.id IN (SELECT customer_id FROM sq.orders)$$),
  (121, 'ok', 'per-account balance on each day, summed per day', $$SELECT d.day, sum((SELECT b.balance FROM sq.balances b WHERE b.account_id = c.id AND b.snapshot_date = date '2026-01-02')) FROM sq.days d CROSS JOIN sq.customers c WHERE d.day = date '2026-01-02' GROUP BY d.day$$);
 
 -- Every shape, run by the agent, and decided alike by clarify.check().
