@@ -32,7 +32,7 @@ struct Trace {
     Oid aggregate;
     bool distinct;
     List *grouped;     // of (relation, attnum) pairs as two-element int lists: the grouping columns
-    List *path;        // Step *: the joins between the current node and the aggregate
+    List *path;        // Step *: the joins and subqueries between this node and the aggregate
     int repeaters;     // set-returning projections, recursive unions, initplan values on the way
     List *init_plans;  // SubPlan *: every initplan of the statement
     List *subplan_uses;  // grain::SubPlanUse *: where each SubPlan is evaluated
