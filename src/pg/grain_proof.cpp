@@ -217,6 +217,8 @@ bool at_most_one_row(Plan *plan) {
         case T_Result:
             return plan->lefttree == nullptr;
         case T_Limit: {
+            // WITH TIES returns every row that ties with the last one (issue 26).
+            if (((Limit *)plan)->limitOption == LIMIT_OPTION_WITH_TIES) return false;
             Node *count = ((Limit *)plan)->limitCount;
             if (!count || !IsA(count, Const) || ((Const *)count)->constisnull) return false;
             return DatumGetInt64(((Const *)count)->constvalue) <= 1;
@@ -226,6 +228,21 @@ bool at_most_one_row(Plan *plan) {
         default:
             return false;
     }
+}
+
+bool unique_on(Proofs *p, Plan *plan, Bitmapset *keys, bool inherited_only = false);
+
+// FETCH FIRST 1 ROWS WITH TIES over rows unique on the columns it orders by is one row.
+bool ties_of_one_row(Proofs *p, Plan *plan) {
+    if (!IsA(plan, Limit) || ((Limit *)plan)->limitOption != LIMIT_OPTION_WITH_TIES) return false;
+    Limit *limit = (Limit *)plan;
+    Node *count = limit->limitCount;
+    if (!count || !IsA(count, Const) || ((Const *)count)->constisnull ||
+        DatumGetInt64(((Const *)count)->constvalue) > 1 || limit->uniqNumCols == 0)
+        return false;
+    Bitmapset *tied = nullptr;
+    for (int i = 0; i < limit->uniqNumCols; ++i) tied = bms_add_member(tied, limit->uniqColIdx[i]);
+    return unique_on(p, plan->lefttree, tied);
 }
 
 // Output columns `keys` of `plan` as the columns of its child they are plain copies of.
@@ -246,11 +263,7 @@ bool columns_cover(Bitmapset *keys, int n, const AttrNumber *cols) {
     return true;
 }
 
-bool unique_on(Proofs *p, Plan *plan, Bitmapset *keys, bool inherited_only = false);
-
 bool scan_unique_on(Proofs *p, Scan *scan, Bitmapset *keys, bool inherited_only) {
-    RangeTblEntry *rte = rt_fetch(scan->scanrelid, p->stmt->rtable);
-    if (rte->rtekind != RTE_RELATION) return false;
     Bitmapset *attnums = nullptr;
     int k = -1;
     while ((k = bms_next_member(keys, k)) >= 0) {
@@ -260,6 +273,14 @@ bool scan_unique_on(Proofs *p, Scan *scan, Bitmapset *keys, bool inherited_only)
         AttrNumber a = v ? scan_column(scan, v) : 0;
         if (a > 0) attnums = bms_add_member(attnums, a);
     }
+    return scan_columns_unique(p, scan, attnums, inherited_only);
+}
+
+}  // namespace
+
+bool scan_columns_unique(Proofs *p, Scan *scan, Bitmapset *attnums, bool inherited_only) {
+    RangeTblEntry *rte = rt_fetch(scan->scanrelid, p->stmt->rtable);
+    if (rte->rtekind != RTE_RELATION) return false;
     // Columns compared with a value (a constant, a parameter, the outer row of a nested loop)
     // are fixed for the rows this scan returns at once.
     ListCell *lc;
@@ -277,6 +298,8 @@ bool scan_unique_on(Proofs *p, Scan *scan, Bitmapset *keys, bool inherited_only)
     }
     return declared_or_indexed(p, rte->relid, attnums, inherited_only);
 }
+
+namespace {
 
 bool join_unique_on(Proofs *p, Plan *join, Bitmapset *keys) {
     Bitmapset *outer_keys = through_tlist(join, keys, OUTER_VAR);
@@ -303,7 +326,7 @@ bool unique_on(Proofs *p, Plan *plan, Bitmapset *keys, bool inherited_only) {
     check_stack_depth();
     walk_budget::step(walk_budget::Kind::Proof);
     if (--p->budget < 0) return false;
-    if (at_most_one_row(plan)) return true;
+    if (at_most_one_row(plan) || ties_of_one_row(p, plan)) return true;
     if (is_relation_scan(plan)) return scan_unique_on(p, (Scan *)plan, keys, inherited_only);
     if (is_join(plan)) return join_unique_on(p, plan, keys);
     switch (nodeTag(plan)) {
@@ -357,6 +380,18 @@ bool unique_on(Proofs *p, Plan *plan, Bitmapset *keys, bool inherited_only) {
 }
 
 }  // namespace
+
+bool rows_unique(Proofs *p, Plan *plan, Bitmapset *keys) {
+    return unique_on(p, plan, keys);
+}
+
+bool key_of(Proofs *p, Oid relid, Bitmapset *attnums) {
+    return declared_or_indexed(p, relid, attnums, false);
+}
+
+bool at_most_one(Plan *plan) {
+    return plan && at_most_one_row(plan);
+}
 
 bool is_join(const Plan *plan) {
     return IsA(plan, NestLoop) || IsA(plan, HashJoin) || IsA(plan, MergeJoin);

@@ -35,6 +35,19 @@ Bitmapset *scan_single_valued(Proofs *p, Scan *scan);
 // The base column a Var evaluated at `scan` stands for (0 when none).
 AttrNumber scan_column(Scan *scan, Var *var);
 
+// Whether `plan`'s rows are unique on its output columns `keys` (proven as for joins).
+bool rows_unique(Proofs *p, Plan *plan, Bitmapset *keys);
+
+// Whether the rows of the relation `scan` reads are unique on its columns `attnums` (with those
+// its quals compare with a value).
+bool scan_columns_unique(Proofs *p, Scan *scan, Bitmapset *attnums, bool inherited_only = false);
+
+// Whether a unique key of `relid` (index, primary key or declared key) lies within `attnums`.
+bool key_of(Proofs *p, Oid relid, Bitmapset *attnums);
+
+// Whether `plan` returns at most one row.
+bool at_most_one(Plan *plan);
+
 bool is_join(const Plan *plan);
 bool is_relation_scan(const Plan *plan);
 

@@ -3,6 +3,7 @@
 #include "grain_walk.hpp"
 #include "grain_proof.hpp"
 #include "grain_relations.hpp"
+#include "grain_subplans.hpp"
 #include "grain_union.hpp"
 #include "plan_walk_budget.hpp"
 
@@ -18,6 +19,7 @@ namespace clarify::pg {
 namespace {
 
 using grain::Proofs;
+using grain::Step;
 
 // A plan with many aggregates over deep joins is traced within this many steps per aggregate;
 // past it the aggregate counts as unproven (fail closed), so the work stays bounded.
@@ -25,11 +27,6 @@ constexpr int kStepsPerAggregate = 20000;
 // And all aggregates of a statement within this many: past it the rest count as unproven too.
 constexpr int kStepsPerStatement = 200000;
 constexpr int kRoom = grain::kRelationsNamed;  // relations named per fact
-
-struct Step {
-    Plan *join;
-    bool from_outer;
-};
 
 struct Trace {
     PlannedStmt *stmt;
@@ -39,10 +36,11 @@ struct Trace {
     Oid aggregate;
     bool distinct;
     List *grouped;     // of (relation, attnum) pairs as two-element int lists: the grouping columns
-    List *path;        // Step *: the joins between the current node and the aggregate
+    List *path;        // Step *: the joins and subqueries between this node and the aggregate
     int repeaters;     // set-returning projections, recursive unions, initplan values on the way
     List *init_plans;  // SubPlan *: every initplan of the statement
-    Plan *merged;      // an Append whose rows a whole-row DISTINCT above it merges (UNION)
+    List *subplan_uses;  // grain::SubPlanUse *: where each SubPlan is evaluated
+    Plan *merged;        // an Append whose rows a whole-row DISTINCT above it merges (UNION)
     int steps_left;
     int statement_steps_left;
     bool gave_up;
@@ -64,6 +62,7 @@ void trace_output(Trace *t, Plan *plan, AttrNumber attno);
 struct ExprAt {
     Trace *trace;
     Plan *plan;
+    bool in_aggregate;  // within an aggregate's argument: evaluated per input row of `plan`
 };
 
 void add_fact(Trace *t, const AggregateFact &fact) {
@@ -89,14 +88,24 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     ListCell *lc;
     foreach (lc, t->path) {
         Step *step = (Step *)lfirst(lc);
-        if (!grain::join_repeats(&t->proofs, step->join, step->from_outer)) continue;
-        Plan *other = step->from_outer ? step->join->righttree : step->join->lefttree;
+        // A subquery's rows repeat once per outer row it is evaluated for (grain_subplans.hpp).
+        if (step->sub
+                ? !grain::subplan_repeats(&t->proofs, t->path, foreach_current_index(lc), scan)
+                : !grain::join_repeats(&t->proofs, step->join, step->from_outer))
+            continue;
+        Plan *other = step->sub          ? step->at
+                      : step->from_outer ? step->join->righttree
+                                         : step->join->lefttree;
         int before = fact.n_via;
         grain::relations_under(t->stmt, t->relations, other, fact.via, &fact.n_via, kRoom);
         if (fact.n_via == before && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
     }
     if ((t->gave_up || t->repeaters > 0) && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
+    // Values handed to a subquery on the way vary with the outer row.
+    Bitmapset *fixed_params = t->proofs.loop_params;
+    t->proofs.loop_params = grain::with_subquery_params(fixed_params, t->path);
     Bitmapset *single = grain::scan_single_valued(&t->proofs, scan);
+    t->proofs.loop_params = fixed_params;
     foreach (lc, t->grouped) {
         List *pair = (List *)lfirst(lc);
         if ((Oid)linitial_int(pair) == rte->relid)
@@ -134,6 +143,12 @@ void trace_lateral(Trace *t, Plan *plan) {
     Bitmapset *params = nullptr;
     collect_exec_params(exprs, static_cast<void *>(&params));
     if (bms_is_empty(params)) return;
+    // Values of a subquery's outer row, or of initplans: the scan may compute several rows of each.
+    ExprAt values = {t, plan, false};
+    bool repeats = !grain::at_most_one(plan);
+    t->repeaters += repeats;
+    trace_expr_walker(exprs, &values);
+    t->repeaters -= repeats;
     List *saved = t->path;
     for (int i = list_length(saved) - 1; i >= 0; --i) {
         Step *step = (Step *)list_nth(saved, i);
@@ -144,7 +159,7 @@ void trace_lateral(Trace *t, Plan *plan) {
             if (!bms_is_member(nlp->paramno, params)) continue;
             // The loop itself is added as the join its outer value passes.
             t->path = list_copy_head(saved, i);
-            ExprAt at = {t, step->join};
+            ExprAt at = {t, step->join, false};
             trace_expr_walker((Node *)nlp->paramval, &at);
             t->path = saved;
         }
@@ -294,6 +309,41 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
     }
 }
 
+ExprAt *at_of(void *context) {
+    return (ExprAt *)context;
+}
+
+// A subquery's value: its first column, through the rows of its plan, each of which an outer
+// row may share with others (the step decides when a scan is reached).
+void trace_subplan_value(ExprAt *at, SubPlan *sub) {
+    Trace *t = at->trace;
+    Step *step = (Step *)palloc(sizeof(Step));
+    *step = Step{nullptr, false, sub, at->plan, at->in_aggregate};
+    t->path = lappend(t->path, step);
+    trace_output(t, grain::subplan_of(t->stmt, sub->plan_id), 1);
+    t->path = list_delete_last(t->path);
+}
+
+// A value a subquery is handed by its outer row: the expression the SubPlan evaluates for it,
+// repeated by the subquery's rows that read it unless one row does.
+void trace_outer_value(ExprAt *at, Param *param) {
+    Trace *t = at->trace;
+    ListCell *lc;
+    foreach (lc, t->subplan_uses) {
+        grain::SubPlanUse *use = (grain::SubPlanUse *)lfirst(lc);
+        int index = grain::handed_index(use->sub, param->paramid);
+        if (index < 0) continue;
+        bool repeats = !grain::read_once(t->stmt, use->sub, at->plan, at->in_aggregate);
+        List *saved = t->path;
+        t->path = grain::path_outside(saved, use->sub);
+        t->repeaters += repeats;
+        ExprAt outer = {t, use->at, use->in_aggregate};
+        trace_expr_walker((Node *)list_nth(use->sub->args, index), &outer);
+        t->repeaters -= repeats;
+        t->path = saved;
+    }
+}
+
 // Vars of an expression, and of aggregates in it (a total of totals is still the measure).
 bool trace_expr_walker(Node *node, void *context) {
     if (!node) return false;
@@ -304,11 +354,21 @@ bool trace_expr_walker(Node *node, void *context) {
         return false;
     }
     // A SubPlan is a statement of its own, whose aggregates are found where its plan is walked;
-    // what this plan's rows hand it (its arguments, the left side of an IN) carries them on.
+    // what this plan's rows hand it (its arguments, the left side of an IN) carries them on, and
+    // its value is its first column, computed once per row evaluating it.
     if (IsA(node, SubPlan)) {
         SubPlan *sub = (SubPlan *)node;
-        return trace_expr_walker(sub->testexpr, context) ||
-               trace_expr_walker((Node *)sub->args, context);
+        if (trace_expr_walker(sub->testexpr, context) ||
+            trace_expr_walker((Node *)sub->args, context))
+            return true;
+        if (sub->subLinkType == EXPR_SUBLINK || sub->subLinkType == ARRAY_SUBLINK)
+            trace_subplan_value(at_of(context), sub);
+        return false;
+    }
+    if (IsA(node, Aggref) || IsA(node, WindowFunc)) {
+        ExprAt inside = *at_of(context);
+        inside.in_aggregate = true;
+        return expression_tree_walker(node, WALKER(trace_expr_walker), &inside);
     }
     // An initplan's value is computed once and repeated for every row that reads it.
     if (IsA(node, Param) && ((Param *)node)->paramkind == PARAM_EXEC) {
@@ -330,6 +390,7 @@ bool trace_expr_walker(Node *node, void *context) {
                 --t->repeaters;
             }
         }
+        trace_outer_value(at_of(context), (Param *)node);
         return false;
     }
     return expression_tree_walker(node, WALKER(trace_expr_walker), context);
@@ -338,7 +399,7 @@ bool trace_expr_walker(Node *node, void *context) {
 void trace_output(Trace *t, Plan *plan, AttrNumber attno) {
     if (!plan || attno < 1 || attno > list_length(plan->targetlist)) return;
     int first = t->count, copies = t->copies;
-    ExprAt at = {t, plan};
+    ExprAt at = {t, plan, false};
     trace_expr_walker((Node *)list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr, &at);
     // One expression reading a CTE's column twice (x + x): its facts twice say no more than once
     // (branches of a UNION ALL below were told apart already).
@@ -417,7 +478,7 @@ void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *a
     ++t->serial;
     t->proofs.budget = kStepsPerAggregate;
     for (int i = 0; i < n_groups; ++i) grouped_columns(t, plan->lefttree, groups[i]);
-    ExprAt at = {t, plan};
+    ExprAt at = {t, plan, true};
     trace_expr_walker((Node *)args, &at);
     if (t->gave_up) assume_every_watched(t);
 }
@@ -451,7 +512,11 @@ bool aggregate_walker(Node *node, void *context) {
                             wa->partColIdx);
         return false;
     }
-    if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan)) return false;
+    // An aggregate handed to a subquery (its argument reads this level only, agglevelsup) is
+    // this plan's: the subquery's own are found where its plan is walked.
+    if (IsA(node, SubPlan))
+        return aggregate_walker(((SubPlan *)node)->testexpr, context) ||
+               aggregate_walker((Node *)((SubPlan *)node)->args, context);
     return expression_tree_walker(node, WALKER(aggregate_walker), context);
 }
 
@@ -533,6 +598,7 @@ AggregateFacts plan_aggregate_facts(PlannedStmt *stmt, const bool *watched, Decl
     ListCell *lc;
     foreach (lc, stmt->subplans)
         collect_loop_params(&t, &t.proofs.loop_params, (Plan *)lfirst(lc), stmt, 0);
+    t.subplan_uses = grain::subplan_uses(stmt);
     find_aggregates(&t, stmt->planTree, 0);
     foreach (lc, stmt->subplans) find_aggregates(&t, (Plan *)lfirst(lc), 0);
     return AggregateFacts{t.facts, t.count};
