@@ -59,11 +59,13 @@ async function labelsFor(
     ctx: ToolContext,
     decision: Record<string, unknown> | null,
 ): Promise<Map<string, string>> {
-    const ids = Array.isArray(decision?.bindings)
-        ? [...new Set((decision.bindings as { concept?: unknown }[]).map((b) => b.concept))].filter(
-              (c): c is string => typeof c === "string",
-          )
+    // The concepts read, and the windows of dated measures.
+    const bindings = Array.isArray(decision?.bindings)
+        ? (decision.bindings as { concept?: unknown; window?: unknown }[])
         : [];
+    const ids = [...new Set(bindings.flatMap((b) => [b.concept, b.window]))].filter(
+        (c): c is string => typeof c === "string" && c !== "",
+    );
     if (ids.length === 0) return new Map();
     return new Map((await ctx.db.conceptNames(ids)).map((c) => [c.id, c.label]));
 }

@@ -64,7 +64,8 @@ export function choiceRequest(slot: Slot, asked: string): ElicitRequestFormParam
                 [CHOICE_FIELD]: {
                     type: "string",
                     title: slot.term ? `Meaning of "${slot.term}"` : "Meaning",
-                    description: slot.reason ?? undefined,
+                    // The business's question: the gate's reason is for the model, not the person.
+                    description: slotQuestion(slot),
                     oneOf,
                 },
                 [OTHER_FIELD]: {
@@ -84,8 +85,9 @@ export function readAnswer(slot: Slot, result: ElicitResult): Answer {
     const content = result.content ?? {};
     const choice = content[CHOICE_FIELD];
     if (choice === OTHER) {
-        const text = content[OTHER_FIELD];
-        return { kind: "other", text: typeof text === "string" ? text.trim() : "" };
+        const text = typeof content[OTHER_FIELD] === "string" ? content[OTHER_FIELD].trim() : "";
+        if (text === "") throw new Error('the person chose "Other" without saying what they mean');
+        return { kind: "other", text };
     }
     const option = slot.options.find((o) => o.value === choice);
     if (option === undefined) {

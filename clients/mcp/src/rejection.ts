@@ -104,8 +104,14 @@ export function askingSlot(rejection: Rejection): Slot | null {
     );
 }
 
-/** The key a slot's binding is kept under: its term, or the concept read when it has none. */
+/**
+ * The key a slot's binding is kept under: its term, or the concept read when it has none. A
+ * period is one question per dated measure, whether QC001 asks it (no term) or QC003 (the window's
+ * term): keyed by the measure, so the person is not asked for the same period twice.
+ */
 export function slotKey(slot: Slot): string {
+    if (slot.kind === "time_range")
+        return `period:${typeof slot.measure === "string" ? slot.measure : ""}`;
     if (typeof slot.term === "string" && slot.term !== "") return `term:${slot.term}`;
     return `concept:${typeof slot.actual === "string" ? slot.actual : ""}`;
 }

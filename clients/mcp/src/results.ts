@@ -25,6 +25,8 @@ interface DecisionBinding {
     column?: string;
     concept?: string;
     source?: string;
+    /** The time window a dated measure was read for. */
+    window?: string;
 }
 
 /** The meanings a decision used, one per concept and source, in the decision's order. */
@@ -39,7 +41,8 @@ export function meaningsOf(
     for (const b of bindings) {
         if (typeof b.concept !== "string") continue;
         const source = b.source ?? "unknown";
-        const key = `${b.concept}\u0000${source}`;
+        const window = typeof b.window === "string" && b.window !== "" ? b.window : null;
+        const key = `${b.concept}\u0000${source}\u0000${window ?? ""}`;
         let m = byKey.get(key);
         if (m === undefined) {
             const label = labels.get(b.concept) ?? b.concept;
@@ -48,7 +51,9 @@ export function meaningsOf(
                 label,
                 source,
                 columns: [],
-                meaning: `${label}, ${SOURCE_PHRASES[source] ?? source}`,
+                meaning:
+                    `${label}, ${SOURCE_PHRASES[source] ?? source}` +
+                    (window ? `, for ${labels.get(window) ?? window}` : ""),
             };
             byKey.set(key, m);
         }
