@@ -86,6 +86,26 @@ EXECUTE shipped('2026-07-01', '2026-10-01');
 EXECUTE shipped('2026-07-01', '2026-10-02');
 RESET plan_cache_mode;
 DEALLOCATE shipped;
+-- PL/pgSQL variables are a statement's parameters: a loop or a cursor whose variable changes
+-- after the statement started reads the period it was opened with (the portal keeps the values).
+CREATE FUNCTION pg_temp.q3_loop() RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE stop date := '2026-10-01'; r record; n int := 0; last date;
+BEGIN
+  FOR r IN SELECT shipped_on, weight FROM freight.shipments WHERE shipped_on >= '2026-07-01' AND shipped_on < stop ORDER BY id LOOP
+    stop := '2026-12-31'; n := n + 1; last := r.shipped_on;
+  END LOOP;
+  RETURN n || ' rows to ' || last;
+END $f$;
+SELECT pg_temp.q3_loop();
+CREATE FUNCTION pg_temp.q3_cursor() RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE stop date := '2026-10-01'; c refcursor; r record; n int := 0; last date;
+BEGIN
+  OPEN c FOR SELECT shipped_on, weight FROM freight.shipments WHERE shipped_on >= '2026-07-01' AND shipped_on < stop ORDER BY id;
+  stop := '2026-12-31';
+  LOOP FETCH c INTO r; EXIT WHEN NOT FOUND; n := n + 1; last := r.shipped_on; END LOOP;
+  RETURN n || ' rows to ' || last;
+END $f$;
+SELECT pg_temp.q3_cursor();
 -- Bounds from the transaction's start: now(), CURRENT_TIMESTAMP, transaction_timestamp(),
 -- CURRENT_DATE and LOCALTIMESTAMP, with date_trunc, intervals and casts (TimeZone is held).
 SET pg_clarify.resolution = '{"question_id": "q_b2", "question": "Freight value in the Running quarter", "bindings": [{"term": "shipping period", "concept": "window.running_quarter", "source": "explicit"}]}';
