@@ -3,6 +3,7 @@
 #include "time_quals.hpp"
 #include "boundary.hpp"
 #include "time_windows.hpp"
+#include "fixed_value.hpp"
 #include "plan_walk_budget.hpp"
 
 extern "C" {
@@ -109,43 +110,10 @@ bool is_time_column(Node *node, Index scanrelid, AttrNumber attnum, List *indext
     return var->varno == (int)scanrelid && var->varattno == attnum;
 }
 
-bool contains_exec_param(Node *node, void *) {
-    if (!node) return false;
-    if (IsA(node, Param) && ((Param *)node)->paramkind != PARAM_EXTERN) return true;
-    return expression_tree_walker(node, WALKER(contains_exec_param), nullptr);
-}
-
-bool foreign_function(Oid fn, void *) {
-    return fn >= FirstNormalObjectId;
-}
-
-// Text read as a date or a setting's value, whose meaning follows settings (DateStyle, lc_time,
-// any custom one) a statement may change while it runs; a domain, whose checks run code; or the
-// statement's start, which a cursor's FETCH moves.
-bool varies_at_scan(Node *node, void *) {
-    if (!node) return false;
-    if (IsA(node, CoerceViaIO) || IsA(node, CoerceToDomain)) return true;
-    if (IsA(node, FuncExpr)) {
-        FuncExpr *f = (FuncExpr *)node;
-        if (f->funcid == F_CURRENT_SETTING_TEXT || f->funcid == F_CURRENT_SETTING_TEXT_BOOL ||
-            f->funcid == F_TO_DATE || f->funcid == F_TO_TIMESTAMP_TEXT_TEXT ||
-            f->funcid == F_STATEMENT_TIMESTAMP)
-            return true;
-        ListCell *lc;
-        foreach (lc, f->args)
-            if (exprType((Node *)lfirst(lc)) == CSTRINGOID) return true;
-    }
-    return expression_tree_walker(node, WALKER(varies_at_scan), nullptr);
-}
-
-// A value that can be evaluated before the scan to what the scan will see: no column, no value
-// from another plan node, no subquery, no volatile function, no function of the database's own
-// (a "stable" one may answer otherwise at its next call) and no text read through settings.
+// A value that can be evaluated before the scan to what the scan will see at every row and every
+// FETCH: no column, and nothing whose value may move while the statement runs (fixed_value.cpp).
 bool evaluable(Node *value) {
-    return !contain_var_clause(value) && !contains_exec_param(value, nullptr) &&
-           !contain_subplans(value) && !contain_volatile_functions(value) &&
-           !check_functions_in_node(value, foreign_function, nullptr) &&
-           !varies_at_scan(value, nullptr);
+    return !contain_var_clause(value) && fixed_for_statement(value);
 }
 
 // date_trunc's unit as an interval ("quarter": 3 months); nullptr for a unit it does not know.
