@@ -73,10 +73,11 @@ contains "the renamed role is gated" "$(as agent_renamed "$read")" "QC00"
 as postgres "CREATE ROLE regress_rr_team; GRANT regress_rr_team TO agent_renamed" >/dev/null
 contains "a default's role created after the restore has its default" \
     "$(as agent_renamed "SELECT clarify.resolve('revenue')")" "metric.booked_revenue"
+as postgres "REVOKE regress_rr_team FROM agent_renamed" >/dev/null  # its default would resolve
 
 # Columns by name: drop and add again, renames of column, table and schema.
 out=$(as postgres "ALTER TABLE sales.orders DROP COLUMN booked_amount")
-contains "dropping a governed column warns naming the concept" "$out" "metric.booked_revenue"
+contains "dropping a governed column warns naming the concept" "$out" "is governed by metric.booked_revenue"
 equals "its mapping keeps the names" \
     "$(as postgres "SELECT schema_name || '.' || table_name || '.' || column_name FROM clarify.concept_columns WHERE concept_id = 'metric.booked_revenue'")" \
     "sales.orders.booked_amount"
@@ -92,7 +93,7 @@ equals "the mapping follows table and schema renames" \
     "sales_renamed.orders_renamed sales_renamed.orders_renamed"
 contains "the renamed table stays governed" "$(as agent_renamed 'SELECT sum(booked) FROM sales_renamed.orders_renamed')" "QC00"
 out=$(as postgres "DROP TABLE sales_renamed.invoices")
-contains "dropping a governed table warns naming its concepts" "$out" "metric.invoiced_revenue"
+contains "dropping a governed table warns naming its concepts" "$out" "is governed by metric.invoiced_revenue"
 as postgres "CREATE TABLE sales_renamed.invoices (invoiced_amount numeric, customer_country text); GRANT SELECT ON sales_renamed.invoices TO agent_renamed" >/dev/null
 contains "a table of that name created again is governed again" \
     "$(as agent_renamed 'SELECT sum(invoiced_amount) FROM sales_renamed.invoices')" "QC00"
