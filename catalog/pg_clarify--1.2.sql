@@ -1613,7 +1613,7 @@ CREATE INDEX audit_batches_origin_idx ON clarify.audit_batches (origin, last_dec
 -- Roles and columns by name: a restore, a DROP or a rename never leaves anything ungoverned
 --------------------------------------------------------------------------------------------------
 
--- Rows name their roles (a dump restored before its roles exist keeps them, and a role dropped
+-- Rows name their roles as text (a dump restored before its roles exist keeps them, and a role dropped
 -- and created again is governed again); the OID recorded next to the name, in this cluster,
 -- follows ALTER ROLE ... RENAME in databases where the rename did not run (docs/dba-guide.md,
 -- "Roles are governed by name").
@@ -1651,24 +1651,24 @@ COMMENT ON FUNCTION clarify.role_name_resolve() IS
     'Stores a role by name with the OID that name has now; a role that does not exist yet is kept by name (with a WARNING).';
 
 -- The name's OID, or the recorded OID's role when no role has the name (renamed elsewhere).
-CREATE FUNCTION clarify.role_of(role_name name, role_oid oid) RETURNS oid
+CREATE FUNCTION clarify.role_of(role_name text, role_oid oid) RETURNS oid
     LANGUAGE sql STABLE PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
     RETURN coalesce((SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = role_name),
                     (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.oid = role_oid));
 
 ALTER TABLE clarify.agent_roles
-    ALTER COLUMN agent_role TYPE name USING pg_catalog.pg_get_userbyid(agent_role::oid);
+    ALTER COLUMN agent_role TYPE text USING pg_catalog.pg_get_userbyid(agent_role::oid);
 ALTER TABLE clarify.agent_roles ADD COLUMN role_oid oid;
 DROP INDEX clarify.defaults_term_scope_key;
 ALTER TABLE clarify.defaults
-    ALTER COLUMN applies_to TYPE name USING pg_catalog.pg_get_userbyid(applies_to::oid);
+    ALTER COLUMN applies_to TYPE text USING pg_catalog.pg_get_userbyid(applies_to::oid);
 ALTER TABLE clarify.defaults ADD COLUMN applies_to_oid oid;
 -- NULL applies_to ("everyone") is one scope; no role is named ''.
 CREATE UNIQUE INDEX defaults_term_scope_key
-    ON clarify.defaults (term, (COALESCE(applies_to, ''::name)));
+    ON clarify.defaults (term, (COALESCE(applies_to, '')));
 ALTER TABLE clarify.approvals
-    ALTER COLUMN granted_to TYPE name USING pg_catalog.pg_get_userbyid(granted_to::oid);
+    ALTER COLUMN granted_to TYPE text USING pg_catalog.pg_get_userbyid(granted_to::oid);
 ALTER TABLE clarify.approvals ADD COLUMN granted_to_oid oid;
 
 COMMENT ON COLUMN clarify.agent_roles.agent_role IS

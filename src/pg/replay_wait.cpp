@@ -16,6 +16,7 @@ extern "C" {
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -42,8 +43,8 @@ Oid granted_role(HeapTuple tuple, Relation rel, Oid approvals) {
     Datum value =
         attnum == InvalidAttrNumber ? (Datum)0 : heap_getattr(tuple, attnum, desc, &isnull);
     if (isnull) return InvalidOid;
-    if (TupleDescAttr(desc, attnum - 1)->atttypid != NAMEOID) return DatumGetObjectId(value);
-    Oid role = get_role_oid(NameStr(*DatumGetName(value)), true);
+    if (TupleDescAttr(desc, attnum - 1)->atttypid != TEXTOID) return DatumGetObjectId(value);
+    Oid role = get_role_oid(TextDatumGetCString(value), true);
     AttrNumber recorded = get_attnum(approvals, "granted_to_oid");
     if (OidIsValid(role) || recorded == InvalidAttrNumber) return role;
     value = heap_getattr(tuple, recorded, desc, &isnull);

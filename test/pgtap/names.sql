@@ -9,9 +9,9 @@ INSERT INTO clarify.concepts (id, kind, label, status) VALUES
     ('metric.regress_names', 'metric', 'Names revenue', 'approved');
 INSERT INTO clarify.terms (term, concept_id) VALUES ('regress_names', 'metric.regress_names');
 
-SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'name', 'agent_roles.agent_role is a role name');
-SELECT col_type_is('clarify', 'defaults', 'applies_to', 'name', 'defaults.applies_to is a role name');
-SELECT col_type_is('clarify', 'approvals', 'granted_to', 'name', 'approvals.granted_to is a role name');
+SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'text', 'agent_roles.agent_role is a role name');
+SELECT col_type_is('clarify', 'defaults', 'applies_to', 'text', 'defaults.applies_to is a role name');
+SELECT col_type_is('clarify', 'approvals', 'granted_to', 'text', 'approvals.granted_to is a role name');
 SELECT col_type_is('clarify', 'concept_columns', 'relation', 'regclass', 'concept_columns.relation stays a regclass');
 
 -- Roles: the exact name, also from a regrole in its quoted output form.

@@ -47,7 +47,7 @@ SELECT columns_are('clarify', 'defaults',
     ARRAY['id', 'term', 'concept_id', 'applies_to', 'approved_by', 'approved_at', 'valid_until',
           'applies_to_oid']);
 SELECT col_type_is('clarify', 'defaults', 'id', 'bigint', 'defaults.id is bigint');
-SELECT col_type_is('clarify', 'defaults', 'applies_to', 'name', 'defaults.applies_to is a role name');
+SELECT col_type_is('clarify', 'defaults', 'applies_to', 'text', 'defaults.applies_to is a role name');
 SELECT col_is_null('clarify', 'defaults', 'applies_to', 'defaults.applies_to may be NULL');
 SELECT col_is_pk('clarify', 'defaults', 'id', 'defaults is keyed by id');
 SELECT fk_ok('clarify', 'defaults', 'concept_id', 'clarify', 'concepts', 'id');
@@ -58,7 +58,7 @@ SELECT columns_are('clarify', 'approvals',
     ARRAY['id', 'question_id', 'term', 'concept_id', 'granted_to', 'confirmed_by', 'created_at',
           'expires_at', 'revoked_at', 'question', 'granted_to_oid']);
 SELECT col_type_is('clarify', 'approvals', 'id', 'bigint', 'approvals.id is bigint');
-SELECT col_type_is('clarify', 'approvals', 'granted_to', 'name', 'approvals.granted_to is a role name');
+SELECT col_type_is('clarify', 'approvals', 'granted_to', 'text', 'approvals.granted_to is a role name');
 SELECT col_is_null('clarify', 'approvals', 'term', 'approvals.term may be NULL');
 SELECT col_is_null('clarify', 'approvals', 'question', 'approvals.question may be NULL');
 SELECT col_not_null('clarify', 'approvals', 'expires_at', 'approvals.expires_at is NOT NULL');
@@ -71,7 +71,7 @@ SELECT has_index('clarify', 'audit_batches', 'audit_batches_origin_idx',
                  'a standby''s batches are found by origin and time (audit_ingest)');
 
 SELECT columns_are('clarify', 'agent_roles', ARRAY['agent_role', 'added_at', 'role_oid']);
-SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'name', 'agent_roles.agent_role is a role name');
+SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'text', 'agent_roles.agent_role is a role name');
 SELECT col_is_pk('clarify', 'agent_roles', 'agent_role', 'agent_roles is keyed by agent_role');
 SELECT columns_are('clarify', 'unique_keys', ARRAY['relation', 'columns', 'approved_by', 'note', 'approved_at']);
 SELECT col_type_is('clarify', 'unique_keys', 'columns', 'name[]', 'unique_keys.columns is name[]');
