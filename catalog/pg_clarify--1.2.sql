@@ -1650,13 +1650,6 @@ $$;
 COMMENT ON FUNCTION clarify.role_name_resolve() IS
     'Stores a role by name with the OID that name has now; a role that does not exist yet is kept by name (with a WARNING).';
 
--- The name's OID, or the recorded OID's role when no role has the name (renamed elsewhere).
-CREATE FUNCTION clarify.role_of(role_name text, role_oid oid) RETURNS oid
-    LANGUAGE sql STABLE PARALLEL SAFE
-    SET search_path = pg_catalog, pg_temp
-    RETURN coalesce((SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = role_name),
-                    (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.oid = role_oid));
-
 ALTER TABLE clarify.agent_roles
     ALTER COLUMN agent_role TYPE text USING pg_catalog.pg_get_userbyid(agent_role::oid);
 ALTER TABLE clarify.agent_roles ADD COLUMN role_oid oid;

@@ -85,7 +85,13 @@ std::string mapped_and_family() {
 }
 
 // A role named by a 1.2 row: the role of that name, else the one with the OID recorded in this
-// cluster (renamed in another database); rows whose role does not exist match nobody.
+// cluster (renamed in another database); rows whose role does not exist match nobody. Inline SQL,
+// not a function: a parallel worker running a function's body would decide it again.
+#define CLARIFY_ROLE_OF(name, oid)                                              \
+    "coalesce((SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = " name \
+    "), "                                                                       \
+    "(SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.oid = " oid "))"
+
 bool roles_by_name() {
     return catalog_has_column("agent_roles", "role_oid");
 }
@@ -195,11 +201,11 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
     const bool by_name = roles_by_name();
     const std::string defaults_sql =
         std::string("SELECT id::text, term, concept_id, ") +
-        (by_name ? "coalesce(clarify.role_of(applies_to, applies_to_oid), 0)::text, "
+        (by_name ? "coalesce(" CLARIFY_ROLE_OF("d.applies_to", "d.applies_to_oid") ", 0)::text, "
                  : "coalesce(applies_to::oid, 0)::text, ") +
         "approved_by, " CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.defaults" +
-        (by_name ? " WHERE applies_to IS NULL OR clarify.role_of(applies_to, applies_to_oid) "
-                   "IS NOT NULL"
+        (by_name ? " d WHERE d.applies_to IS NULL OR " CLARIFY_ROLE_OF(
+                       "d.applies_to", "d.applies_to_oid") " IS NOT NULL"
                  : "");
     Rows defaults = query(defaults_sql.c_str());
     for (uint64 r = 0; r < defaults.count; ++r) {
@@ -216,12 +222,12 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
     // approvals hold for any question text, as they did.
     const std::string approvals_sql =
         std::string("SELECT id::text, question_id, coalesce(term, ''), concept_id, ") +
-        (by_name ? "clarify.role_of(granted_to, granted_to_oid)::text, "
+        (by_name ? CLARIFY_ROLE_OF("a.granted_to", "a.granted_to_oid") "::text, "
                  : "granted_to::oid::text, ") +
         "confirmed_by, " CLARIFY_MICROS("expires_at", CLARIFY_OPEN_END) ", " +
         (approvals_have_question() ? "coalesce(question, '')" : "''") +
-        " FROM clarify.approvals WHERE revoked_at IS NULL AND expires_at > pg_catalog.now()" +
-        (by_name ? " AND clarify.role_of(granted_to, granted_to_oid) IS NOT NULL" : "");
+        " FROM clarify.approvals a WHERE revoked_at IS NULL AND expires_at > pg_catalog.now()" +
+        (by_name ? " AND " CLARIFY_ROLE_OF("a.granted_to", "a.granted_to_oid") " IS NOT NULL" : "");
     Rows approvals = query(approvals_sql.c_str());
     for (uint64 r = 0; r < approvals.count; ++r) {
         Approval a;

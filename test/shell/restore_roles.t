@@ -8,7 +8,7 @@
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 24
+plan 25
 
 src=clarify_restore_roles_src
 q() { "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -qAt -d "$src" -c "$1"; }
@@ -74,6 +74,20 @@ as postgres "CREATE ROLE regress_rr_team; GRANT regress_rr_team TO agent_renamed
 contains "a default's role created after the restore has its default" \
     "$(as agent_renamed "SELECT clarify.resolve('revenue')")" "metric.booked_revenue"
 as postgres "REVOKE regress_rr_team FROM agent_renamed" >/dev/null  # its default would resolve
+
+# A session already open hears CREATE ROLE (the pg_authid invalidation): its cached roles reload.
+as postgres "INSERT INTO clarify.agent_roles (agent_role) VALUES ('regress_rr_late');
+    GRANT USAGE ON SCHEMA sales TO PUBLIC; GRANT SELECT ON sales.orders TO PUBLIC" >/dev/null
+out=$("$PG_BINDIR/psql" -X -q -At -v VERBOSITY=verbose -h "$dir" -p "$port" -U postgres -d postgres 2>&1 <<SQL
+SELECT clarify.gated();
+$read;
+CREATE ROLE regress_rr_late;
+SET ROLE regress_rr_late;
+$read;
+SQL
+)
+as postgres "REVOKE USAGE ON SCHEMA sales FROM PUBLIC; REVOKE SELECT ON sales.orders FROM PUBLIC" >/dev/null
+contains "a role created after an open session loaded the catalog is gated in it" "$out" "QC00"
 
 # Columns by name: drop and add again, renames of column, table and schema.
 out=$(as postgres "ALTER TABLE sales.orders DROP COLUMN booked_amount")
