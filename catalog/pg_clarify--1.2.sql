@@ -1610,6 +1610,352 @@ COMMENT ON TABLE clarify.audit_origins IS
 CREATE INDEX audit_batches_origin_idx ON clarify.audit_batches (origin, last_decided_at);
 
 --------------------------------------------------------------------------------------------------
+-- Roles and columns by name: a restore, a DROP or a rename never leaves anything ungoverned
+--------------------------------------------------------------------------------------------------
+
+-- Rows name their roles as text (a dump restored before its roles exist keeps them, and a role dropped
+-- and created again is governed again); the OID recorded next to the name, in this cluster,
+-- follows ALTER ROLE ... RENAME in databases where the rename did not run (docs/dba-guide.md,
+-- "Roles are governed by name").
+CREATE FUNCTION clarify.role_name_resolve() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    given text := pg_catalog.to_jsonb(NEW) ->> TG_ARGV[0];
+    found_oid oid;
+    found_name name;
+BEGIN
+    IF given IS NOT NULL THEN
+        SELECT r.oid, r.rolname INTO found_oid, found_name FROM pg_catalog.pg_roles r
+         WHERE r.rolname = given;
+        -- A regrole value assigned here arrives in its output form, quoted when it must be.
+        IF NOT FOUND AND given LIKE '"%"' THEN
+            SELECT r.oid, r.rolname INTO found_oid, found_name FROM pg_catalog.pg_roles r
+             WHERE r.rolname = pg_catalog.replace(pg_catalog.substr(given, 2,
+                                                  pg_catalog.length(given) - 2), '""', '"');
+        END IF;
+        IF found_oid IS NULL THEN
+            RAISE WARNING 'role "%" does not exist: the row applies to it once it is created', given;
+            found_name := given;
+        END IF;
+    END IF;
+    -- The OID is always the one of the name now, never one given (a dump's, from another cluster).
+    NEW := pg_catalog.jsonb_populate_record(NEW, pg_catalog.jsonb_build_object(
+               TG_ARGV[0], found_name, TG_ARGV[1], found_oid));
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify.role_name_resolve() IS
+    'Stores a role by name with the OID that name has now; a role that does not exist yet is kept by name (with a WARNING).';
+
+ALTER TABLE clarify.agent_roles
+    ALTER COLUMN agent_role TYPE text USING pg_catalog.pg_get_userbyid(agent_role::oid);
+ALTER TABLE clarify.agent_roles ADD COLUMN role_oid oid;
+DROP INDEX clarify.defaults_term_scope_key;
+ALTER TABLE clarify.defaults
+    ALTER COLUMN applies_to TYPE text USING pg_catalog.pg_get_userbyid(applies_to::oid);
+ALTER TABLE clarify.defaults ADD COLUMN applies_to_oid oid;
+-- NULL applies_to ("everyone") is one scope; no role is named ''.
+CREATE UNIQUE INDEX defaults_term_scope_key
+    ON clarify.defaults (term, (COALESCE(applies_to, '')));
+ALTER TABLE clarify.approvals
+    ALTER COLUMN granted_to TYPE text USING pg_catalog.pg_get_userbyid(granted_to::oid);
+ALTER TABLE clarify.approvals ADD COLUMN granted_to_oid oid;
+
+COMMENT ON COLUMN clarify.agent_roles.agent_role IS
+    'The governed role, by name: it applies to the role of that name whenever it exists.';
+COMMENT ON COLUMN clarify.agent_roles.role_oid IS
+    'The OID the name had when written in this cluster (set by the catalog): a role renamed in another database stays governed.';
+COMMENT ON COLUMN clarify.defaults.applies_to IS
+    'The role (and its members) the default is for, by name; NULL means everyone.';
+COMMENT ON COLUMN clarify.defaults.applies_to_oid IS
+    'The OID applies_to had when written in this cluster (set by the catalog).';
+COMMENT ON COLUMN clarify.approvals.granted_to IS
+    'The role (and its members) that may rely on this confirmation, by name.';
+COMMENT ON COLUMN clarify.approvals.granted_to_oid IS
+    'The OID granted_to had when written in this cluster (set by the catalog).';
+
+UPDATE clarify.agent_roles a SET role_oid = r.oid FROM pg_catalog.pg_roles r
+ WHERE r.rolname = a.agent_role;
+UPDATE clarify.defaults d SET applies_to_oid = r.oid FROM pg_catalog.pg_roles r
+ WHERE r.rolname = d.applies_to;
+UPDATE clarify.approvals a SET granted_to_oid = r.oid FROM pg_catalog.pg_roles r
+ WHERE r.rolname = a.granted_to;
+
+CREATE TRIGGER role_name_resolve
+    BEFORE INSERT OR UPDATE OF agent_role, role_oid ON clarify.agent_roles
+    FOR EACH ROW EXECUTE FUNCTION clarify.role_name_resolve('agent_role', 'role_oid');
+CREATE TRIGGER role_name_resolve
+    BEFORE INSERT OR UPDATE OF applies_to, applies_to_oid ON clarify.defaults
+    FOR EACH ROW EXECUTE FUNCTION clarify.role_name_resolve('applies_to', 'applies_to_oid');
+CREATE TRIGGER role_name_resolve
+    BEFORE INSERT OR UPDATE OF granted_to, granted_to_oid ON clarify.approvals
+    FOR EACH ROW EXECUTE FUNCTION clarify.role_name_resolve('granted_to', 'granted_to_oid');
+
+-- The library calls it after ALTER ROLE ... RENAME in this database (src/pg/role_rename.cpp).
+-- Rows by the old name too: one restored before the role existed has no OID recorded.
+CREATE FUNCTION clarify.role_renamed(role oid, old_name name) RETURNS void
+    LANGUAGE sql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    UPDATE clarify.agent_roles SET agent_role = pg_catalog.pg_get_userbyid(role)
+     WHERE (role_oid = role OR agent_role = old_name)
+       AND agent_role <> pg_catalog.pg_get_userbyid(role);
+    UPDATE clarify.defaults SET applies_to = pg_catalog.pg_get_userbyid(role)
+     WHERE (applies_to_oid = role OR applies_to = old_name)
+       AND applies_to <> pg_catalog.pg_get_userbyid(role);
+    UPDATE clarify.approvals SET granted_to = pg_catalog.pg_get_userbyid(role)
+     WHERE (granted_to_oid = role OR granted_to = old_name)
+       AND granted_to <> pg_catalog.pg_get_userbyid(role);
+END;
+
+COMMENT ON FUNCTION clarify.role_renamed(oid, name) IS
+    'Gives the rows recorded for a role its new name (called by the library after ALTER ROLE ... RENAME).';
+
+CREATE OR REPLACE FUNCTION clarify.release_role(r regrole) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF r IS NULL THEN
+        RAISE EXCEPTION 'role must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    DELETE FROM clarify.agent_roles a
+     WHERE a.agent_role = pg_catalog.pg_get_userbyid(r) OR a.role_oid = r;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'role "%" is not governed by pg_clarify', r
+            USING ERRCODE = 'undefined_object';
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION clarify.govern_role(r regrole) RETURNS void
+    LANGUAGE plpgsql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    fixes text;
+BEGIN
+    IF r IS NULL THEN
+        RAISE EXCEPTION 'role must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    INSERT INTO clarify.agent_roles (agent_role) VALUES (pg_catalog.pg_get_userbyid(r))
+        ON CONFLICT (agent_role) DO NOTHING;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles ro WHERE ro.oid = r AND ro.rolsuper) THEN
+        RAISE WARNING 'role "%" is a superuser and can switch the gate off', r;
+    ELSE
+        SELECT pg_catalog.string_agg(p.revoke, ' ') INTO fixes FROM clarify.code_privileges(r) p;
+        IF fixes IS NOT NULL THEN
+            RAISE WARNING 'role "%" can create functions, and code an agent owns runs with the agent''s identity also when other roles or maintenance use it', r
+                USING HINT = 'Revoke what allows it: ' || fixes;
+        END IF;
+    END IF;
+END
+$$;
+
+REVOKE ALL ON FUNCTION clarify.role_name_resolve(), clarify.role_renamed(oid, name) FROM PUBLIC;
+
+-- A mapping keeps the schema, table and column names: event triggers follow renames, a DROP
+-- warns and keeps the row, and a column or table of that name added again is governed again.
+-- `relation` stays what a DBA writes (a regclass); after a DROP it holds the old OID until a
+-- relation of the names exists again.
+ALTER TABLE clarify.concept_columns ADD COLUMN schema_name name;
+ALTER TABLE clarify.concept_columns ADD COLUMN table_name name;
+COMMENT ON COLUMN clarify.concept_columns.schema_name IS
+    'The schema of the governed relation, kept current through renames and kept after a DROP (set by the catalog).';
+COMMENT ON COLUMN clarify.concept_columns.table_name IS
+    'The governed relation''s name, kept current through renames and kept after a DROP (set by the catalog).';
+UPDATE clarify.concept_columns cc SET schema_name = n.nspname, table_name = c.relname
+  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+ WHERE c.oid = cc.relation;
+-- Mappings of relations already dropped keep their OID; their column name is all there is.
+UPDATE clarify.concept_columns SET attnum = NULL
+ WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                    WHERE a.attrelid = relation AND a.attnum = concept_columns.attnum
+                      AND NOT a.attisdropped);
+
+-- Names given (a restore, or the catalog following DDL) win over the OID, which may be another
+-- cluster's; a mapping whose relation or column does not exist is then kept, not refused.
+CREATE OR REPLACE FUNCTION clarify.concept_columns_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel_kind   "char";
+    rel_name   text;
+    generated  "char";
+    by_name    regclass;
+    named      boolean;
+BEGIN
+    IF NEW.relation IS NULL OR NEW.column_name IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    -- The catalog marking its column dropped (clarify.warn_dropped).
+    IF TG_OP = 'UPDATE' AND NEW.attnum IS NULL
+       AND (NEW.relation, NEW.column_name, NEW.schema_name, NEW.table_name)
+           IS NOT DISTINCT FROM (OLD.relation, OLD.column_name, OLD.schema_name, OLD.table_name) THEN
+        RETURN NEW;
+    END IF;
+    -- Names given on INSERT (a restore), or changed alone on UPDATE (the catalog following DDL).
+    named := NEW.schema_name IS NOT NULL AND NEW.table_name IS NOT NULL
+             AND (TG_OP = 'INSERT'
+                  OR (NEW.relation IS NOT DISTINCT FROM OLD.relation
+                      AND (NEW.schema_name, NEW.table_name)
+                          IS DISTINCT FROM (OLD.schema_name, OLD.table_name)));
+    IF named THEN
+        SELECT c.oid INTO by_name FROM pg_catalog.pg_class c
+          JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = NEW.schema_name AND c.relname = NEW.table_name;
+        IF by_name IS NULL THEN
+            NEW.attnum := NULL;
+            RETURN NEW;
+        END IF;
+        NEW.relation := by_name;
+    END IF;
+    SELECT c.relkind, pg_catalog.format('%s.%s', n.nspname, c.relname), n.nspname, c.relname
+      INTO rel_kind, rel_name, NEW.schema_name, NEW.table_name
+      FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = NEW.relation;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'relation with OID % does not exist', NEW.relation::oid
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    IF rel_kind NOT IN ('r', 'p', 'v', 'm', 'f') THEN
+        RAISE EXCEPTION 'relation "%" is not a table, view, materialized view or foreign table',
+                        rel_name
+            USING ERRCODE = 'wrong_object_type';
+    END IF;
+    SELECT a.attnum, a.attgenerated INTO NEW.attnum, generated
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = NEW.relation
+       AND a.attname = NEW.column_name
+       AND a.attnum > 0
+       AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        IF named THEN
+            NEW.attnum := NULL;
+            RETURN NEW;
+        END IF;
+        RAISE EXCEPTION 'column "%" does not exist in relation "%"', NEW.column_name, rel_name
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF generated = 'v' THEN
+        RAISE EXCEPTION 'column "%" of relation "%" is a virtual generated column', NEW.column_name,
+                        rel_name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'A statement reads the columns its expression uses, never the column itself.',
+                  HINT = 'Govern the columns its expression uses.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+DROP TRIGGER concept_columns_check ON clarify.concept_columns;
+CREATE TRIGGER concept_columns_check
+    BEFORE INSERT OR UPDATE OF relation, column_name, attnum, schema_name, table_name
+    ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify.concept_columns_check();
+-- A kept mapping (nothing of its names exists) has no columns to check its time or snapshot
+-- column against; they are checked when the relation exists again.
+DROP TRIGGER concept_columns_time_check ON clarify.concept_columns;
+CREATE TRIGGER concept_columns_time_check
+    BEFORE INSERT OR UPDATE OF relation, time_column, requires_time_range
+    ON clarify.concept_columns
+    FOR EACH ROW WHEN (NEW.attnum IS NOT NULL)
+    EXECUTE FUNCTION clarify.concept_columns_time_check();
+DROP TRIGGER concept_columns_snapshot_check ON clarify.concept_columns;
+CREATE TRIGGER concept_columns_snapshot_check
+    BEFORE INSERT OR UPDATE OF relation, snapshot_column ON clarify.concept_columns
+    FOR EACH ROW WHEN (NEW.attnum IS NOT NULL)
+    EXECUTE FUNCTION clarify.concept_columns_snapshot_check();
+
+-- After every DDL: mappings follow their relation's and column's new names (by OID and column
+-- number), then kept mappings find a relation or column of their names again.
+CREATE FUNCTION clarify.follow_ddl() RETURNS event_trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM clarify.concept_columns) THEN
+        RETURN;
+    END IF;
+    -- Only live mappings follow their OID: a dropped relation's OID may be taken by another.
+    WITH current_names AS (
+        SELECT cc.ctid AS row_id, n.nspname, c.relname, coalesce(a.attname, cc.column_name) AS attname
+          FROM clarify.concept_columns cc
+          JOIN pg_catalog.pg_class c ON c.oid = cc.relation
+          JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+          LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum = cc.attnum
+           AND NOT a.attisdropped
+         WHERE cc.attnum IS NOT NULL)
+    UPDATE clarify.concept_columns cc
+       SET schema_name = w.nspname, table_name = w.relname, column_name = w.attname
+      FROM current_names w
+     WHERE cc.ctid = w.row_id
+       AND (cc.schema_name, cc.table_name, cc.column_name)
+           IS DISTINCT FROM (w.nspname, w.relname, w.attname);
+    -- Kept mappings: the relation is gone, is not theirs any more, or lost the column.
+    UPDATE clarify.concept_columns cc
+       SET relation = c.oid, attnum = a.attnum
+      FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+      JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+     WHERE n.nspname = cc.schema_name AND c.relname = cc.table_name
+       AND a.attname = cc.column_name
+       AND (cc.relation <> c.oid OR cc.attnum IS DISTINCT FROM a.attnum)
+       AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute r
+                        WHERE r.attrelid = cc.relation AND r.attnum = cc.attnum
+                          AND NOT r.attisdropped);
+END
+$$;
+
+COMMENT ON FUNCTION clarify.follow_ddl() IS
+    'Keeps governed columns'' names current through renames, and governs a dropped column or table again when one of its names is added again.';
+
+-- At a DROP: the mapping stays (names kept), and whoever dropped it hears which concept lost it.
+CREATE FUNCTION clarify.warn_dropped() RETURNS event_trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    lost record;
+BEGIN
+    FOR lost IN
+        SELECT cc.schema_name, cc.table_name, cc.column_name,
+               pg_catalog.string_agg(DISTINCT cc.concept_id, ', ' ORDER BY cc.concept_id) AS concepts
+          FROM pg_catalog.pg_event_trigger_dropped_objects() d
+          JOIN clarify.concept_columns cc ON cc.relation = d.objid
+           AND (d.objsubid = 0 OR d.objsubid = cc.attnum)
+         WHERE d.classid = 'pg_catalog.pg_class'::regclass AND cc.attnum IS NOT NULL
+         GROUP BY 1, 2, 3
+    LOOP
+        RAISE WARNING 'column "%" of relation "%.%" is governed by %: it is no longer governed until a column of that name exists again',
+                      lost.column_name, lost.schema_name, lost.table_name, lost.concepts
+            USING HINT = 'clarify.concept_columns keeps the mapping; delete it if the meaning is gone.';
+    END LOOP;
+    UPDATE clarify.concept_columns cc SET attnum = NULL
+      FROM pg_catalog.pg_event_trigger_dropped_objects() d
+     WHERE d.classid = 'pg_catalog.pg_class'::regclass AND cc.relation = d.objid
+       AND (d.objsubid = 0 OR d.objsubid = cc.attnum);
+END
+$$;
+
+COMMENT ON FUNCTION clarify.warn_dropped() IS
+    'Warns, naming the concept, when a governed column or table is dropped; the mapping keeps its names.';
+
+REVOKE ALL ON FUNCTION clarify.follow_ddl(), clarify.warn_dropped() FROM PUBLIC;
+
+CREATE EVENT TRIGGER clarify_follow_ddl ON ddl_command_end
+    EXECUTE FUNCTION clarify.follow_ddl();
+CREATE EVENT TRIGGER clarify_warn_dropped ON sql_drop
+    EXECUTE FUNCTION clarify.warn_dropped();
+
+--------------------------------------------------------------------------------------------------
 -- Friendly refusals: a DBA's typo is answered with the values that are allowed
 --------------------------------------------------------------------------------------------------
 

@@ -59,6 +59,43 @@ namespace {
 #define CLARIFY_OPEN_END "'9223372036854775807'"
 #define CLARIFY_OPEN_START "'-9223372036854775808'"
 
+// The governed columns, one row per mapping and column: by the mapped relation's OID and column
+// number while that column lives, and by the mapping's names (catalog 1.2) once the relation or
+// column was dropped and one of those names exists again. Then the relations' families.
+std::string mapped_and_family() {
+    std::string by_oid =
+        "SELECT cc.ctid, r.attrelid, r.attname FROM clarify.concept_columns cc "
+        "JOIN pg_catalog.pg_attribute r ON r.attrelid = cc.relation AND r.attnum = cc.attnum "
+        "  AND r.attnum > 0 AND NOT r.attisdropped";
+    if (catalog_has_column("concept_columns", "table_name"))
+        by_oid +=
+            " UNION "
+            "SELECT cc.ctid, c.oid, a.attname FROM clarify.concept_columns cc "
+            "JOIN pg_catalog.pg_namespace n ON n.nspname = cc.schema_name "
+            "JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = cc.table_name "
+            "  AND c.relkind IN ('r', 'p', 'v', 'm', 'f') "
+            "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attname = cc.column_name "
+            "  AND a.attnum > 0 AND NOT a.attisdropped";
+    return "WITH RECURSIVE mapped(row_id, rel, att) AS (" + by_oid +
+           "), family(root, member) AS ("
+           "  SELECT DISTINCT rel, rel FROM mapped"
+           "  UNION"
+           "  SELECT f.root, i.inhrelid FROM family f JOIN pg_catalog.pg_inherits i"
+           "    ON i.inhparent = f.member) ";
+}
+
+// A role named by a 1.2 row: the role of that name, else the one with the OID recorded in this
+// cluster (renamed in another database); rows whose role does not exist match nobody. Inline SQL,
+// not a function: a parallel worker running a function's body would decide it again.
+#define CLARIFY_ROLE_OF(name, oid)                                              \
+    "coalesce((SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = " name \
+    "), "                                                                       \
+    "(SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.oid = " oid "))"
+
+bool roles_by_name() {
+    return catalog_has_column("agent_roles", "role_oid");
+}
+
 bool approvals_have_question() {
     return catalog_has_column("approvals", "question");
 }
@@ -75,23 +112,18 @@ void load_time_catalog(Catalog &catalog) {
     if (!catalog_has_column("concept_columns", "time_column")) return;
     // A time column that no longer exists leaves number 0, which no condition restricts: a
     // required period is then asked for rather than silently dropped.
-    Rows policies = query(
-        "WITH RECURSIVE family(root, member) AS ("
-        "  SELECT DISTINCT relation::oid, relation::oid FROM clarify.concept_columns"
-        "  UNION"
-        "  SELECT f.root, i.inhrelid FROM family f JOIN pg_catalog.pg_inherits i"
-        "    ON i.inhparent = f.member) "
+    const std::string policies_sql =
+        mapped_and_family() +
         "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, coalesce(t.attnum, 0)::text, "
         "       cc.time_column::text, cc.requires_time_range::text "
-        "FROM clarify.concept_columns cc "
-        "JOIN pg_catalog.pg_attribute r ON r.attrelid = cc.relation AND r.attnum = cc.attnum "
-        "  AND NOT r.attisdropped "
-        "JOIN family f ON f.root = cc.relation::oid "
-        "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = r.attname "
+        "FROM mapped mp JOIN clarify.concept_columns cc ON cc.ctid = mp.row_id "
+        "JOIN family f ON f.root = mp.rel "
+        "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = mp.att "
         "  AND m.attnum > 0 AND NOT m.attisdropped "
         "LEFT JOIN pg_catalog.pg_attribute t ON t.attrelid = f.member "
         "  AND t.attname = cc.time_column AND t.attnum > 0 AND NOT t.attisdropped "
-        "WHERE cc.time_column IS NOT NULL");
+        "WHERE cc.time_column IS NOT NULL";
+    Rows policies = query(policies_sql.c_str());
     for (uint64 r = 0; r < policies.count; ++r) {
         TimePolicy p;
         p.concept_id = text(policies, r, 0);
@@ -166,9 +198,16 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
     Rows terms = query("SELECT term, concept_id FROM clarify.terms");
     for (uint64 r = 0; r < terms.count; ++r) catalog.add_term(text(terms, r, 0), text(terms, r, 1));
 
-    Rows defaults = query(
-        "SELECT id::text, term, concept_id, coalesce(applies_to::oid, 0)::text, "
-        "approved_by, " CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.defaults");
+    const bool by_name = roles_by_name();
+    const std::string defaults_sql =
+        std::string("SELECT id::text, term, concept_id, ") +
+        (by_name ? "coalesce(" CLARIFY_ROLE_OF("d.applies_to", "d.applies_to_oid") ", 0)::text, "
+                 : "coalesce(applies_to::oid, 0)::text, ") +
+        "approved_by, " CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.defaults" +
+        (by_name ? " d WHERE d.applies_to IS NULL OR " CLARIFY_ROLE_OF(
+                       "d.applies_to", "d.applies_to_oid") " IS NOT NULL"
+                 : "");
+    Rows defaults = query(defaults_sql.c_str());
     for (uint64 r = 0; r < defaults.count; ++r) {
         Default d;
         d.id = integer(defaults, r, 0);
@@ -182,12 +221,13 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
     // approvals.question came with catalog 1.1: a database not yet updated has none, and its
     // approvals hold for any question text, as they did.
     const std::string approvals_sql =
-        std::string(
-            "SELECT id::text, question_id, coalesce(term, ''), concept_id, "
-            "granted_to::oid::text, confirmed_by, " CLARIFY_MICROS("expires_at",
-                                                                   CLARIFY_OPEN_END) ", ") +
+        std::string("SELECT id::text, question_id, coalesce(term, ''), concept_id, ") +
+        (by_name ? CLARIFY_ROLE_OF("a.granted_to", "a.granted_to_oid") "::text, "
+                 : "granted_to::oid::text, ") +
+        "confirmed_by, " CLARIFY_MICROS("expires_at", CLARIFY_OPEN_END) ", " +
         (approvals_have_question() ? "coalesce(question, '')" : "''") +
-        " FROM clarify.approvals WHERE revoked_at IS NULL AND expires_at > pg_catalog.now()";
+        " FROM clarify.approvals a WHERE revoked_at IS NULL AND expires_at > pg_catalog.now()" +
+        (by_name ? " AND " CLARIFY_ROLE_OF("a.granted_to", "a.granted_to_oid") " IS NOT NULL" : "");
     Rows approvals = query(approvals_sql.c_str());
     for (uint64 r = 0; r < approvals.count; ++r) {
         Approval a;
@@ -206,20 +246,13 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
     // mapped column's current name (their numbers may differ).
     // A snapshot column is followed by name in each member, like the mapped column.
     const std::string columns_sql =
-        std::string(
-            "WITH RECURSIVE family(root, member) AS ("
-            "  SELECT DISTINCT relation::oid, relation::oid FROM clarify.concept_columns"
-            "  UNION"
-            "  SELECT f.root, i.inhrelid FROM family f JOIN pg_catalog.pg_inherits i"
-            "    ON i.inhparent = f.member) "
-            "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, "
-            "       pg_catalog.format('%s.%s.%s', n.nspname, c.relname, m.attname), ") +
+        mapped_and_family() +
+        "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, "
+        "       pg_catalog.format('%s.%s.%s', n.nspname, c.relname, m.attname), " +
         (grain ? "s.attnum::text, s.attname::text " : "NULL, NULL ") +
-        "FROM clarify.concept_columns cc "
-        "JOIN pg_catalog.pg_attribute r ON r.attrelid = cc.relation AND r.attnum = cc.attnum "
-        "  AND NOT r.attisdropped "
-        "JOIN family f ON f.root = cc.relation::oid "
-        "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = r.attname "
+        "FROM mapped mp JOIN clarify.concept_columns cc ON cc.ctid = mp.row_id "
+        "JOIN family f ON f.root = mp.rel "
+        "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = mp.att "
         "  AND m.attnum > 0 AND NOT m.attisdropped " +
         (grain ? "LEFT JOIN pg_catalog.pg_attribute s ON s.attrelid = f.member "
                  "  AND s.attname = cc.snapshot_column AND s.attnum > 0 AND NOT s.attisdropped "
@@ -237,16 +270,20 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
     load_time_catalog(catalog);
     if (grain) load_unique_keys(catalog);
     // Mappings that match nothing any more (a dropped table or column) are said in the log.
-    Rows lost = query(
-        "SELECT cc.concept_id, cc.relation::oid::text, cc.column_name::text "
-        "FROM clarify.concept_columns cc WHERE NOT EXISTS ("
-        "  SELECT 1 FROM pg_catalog.pg_attribute r WHERE r.attrelid = cc.relation"
-        "  AND r.attnum = cc.attnum AND NOT r.attisdropped)");
+    const std::string lost_sql =
+        mapped_and_family() + "SELECT cc.concept_id, " +
+        (catalog_has_column("concept_columns", "table_name")
+             ? "coalesce(pg_catalog.format('%I.%I', cc.schema_name, cc.table_name), "
+               "cc.relation::oid::text), "
+             : "cc.relation::oid::text, ") +
+        "cc.column_name::text FROM clarify.concept_columns cc "
+        "WHERE NOT EXISTS (SELECT 1 FROM mapped mp WHERE mp.row_id = cc.ctid)";
+    Rows lost = query(lost_sql.c_str());
     for (uint64 r = 0; r < lost.count; ++r) {
         const char *concept = lost.at(r, 0), *relation = lost.at(r, 1), *column = lost.at(r, 2);
         pg_guard([&] {
-            ereport(LOG, (errmsg("pg_clarify: column \"%s\" of relation %s, mapped to %s, no "
-                                 "longer exists and is not governed",
+            ereport(LOG, (errmsg("pg_clarify: column \"%s\" of relation %s, mapped to %s, does "
+                                 "not exist: governed again once it does",
                                  column, relation, concept)));
         });
     }

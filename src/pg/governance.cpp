@@ -2,6 +2,7 @@
 #include "governance.hpp"
 #include "catalog_load.hpp"
 #include "boundary.hpp"
+#include "role_rename.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -9,6 +10,7 @@ extern "C" {
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -16,6 +18,7 @@ extern "C" {
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_type.h"
 }
 
 #include <memory>
@@ -56,9 +59,17 @@ void on_relcache(Datum, Oid relid) {
     }
 }
 
-void on_roles(Datum, int, uint32) {
+void on_memberships(Datum, int, uint32) {
     state.membership_stale = true;
     ++state.membership_generation;
+}
+
+// Rows name roles (catalog 1.2): a role created, dropped or renamed changes which OIDs they mean,
+// so a role created after a restore is gated at its first statement.
+void on_roles(Datum arg, int cache, uint32 hash) {
+    on_memberships(arg, cache, hash);
+    state.roles_stale = true;
+    state.catalog_stale = true;
 }
 
 // Runs body with SPI connected and the extension owner as the current user, so that loading
@@ -136,7 +147,12 @@ void load_roles() {
     try {
         as_extension_owner([] {
             watch_catalog_tables();
-            Rows roles = query("SELECT agent_role::oid::text FROM clarify.agent_roles");
+            // By name, and by the OID recorded for it here (renamed in another database).
+            Rows roles = query(
+                catalog_has_column("agent_roles", "role_oid")
+                    ? "SELECT DISTINCT r.oid::text FROM clarify.agent_roles a "
+                      "JOIN pg_catalog.pg_roles r ON r.rolname = a.agent_role OR r.oid = a.role_oid"
+                    : "SELECT agent_role::oid::text FROM clarify.agent_roles");
             for (uint64 r = 0; r < roles.count; ++r)
                 state.agent_roles.push_back(static_cast<Oid>(integer(roles, r, 0)));
         });
@@ -153,8 +169,9 @@ void load_roles() {
 
 void register_invalidation_callbacks() {
     CacheRegisterRelcacheCallback(on_relcache, PointerGetDatum(nullptr));
-    CacheRegisterSyscacheCallback(AUTHMEMROLEMEM, on_roles, PointerGetDatum(nullptr));
+    CacheRegisterSyscacheCallback(AUTHMEMROLEMEM, on_memberships, PointerGetDatum(nullptr));
     CacheRegisterSyscacheCallback(AUTHOID, on_roles, PointerGetDatum(nullptr));
+    install_role_rename_hook();
 }
 
 bool loading_governance() {
@@ -284,6 +301,23 @@ AgentContext agent_context(const Catalog &catalog) {
     ctx.now = unix_micros_now();
     ctx.member_of = cached.member_of;
     return ctx;
+}
+
+void follow_role_rename(const char *old_name, const char *new_name) {
+    cpp_entry([&] {
+        if (!extension_present() || pg_guard([] { return creating_extension; })) return;
+        as_extension_owner([&] {
+            if (!catalog_has_column("agent_roles", "role_oid")) return;
+            pg_guard([&] {
+                Oid types[2] = {OIDOID, TEXTOID};
+                Datum args[2] = {ObjectIdGetDatum(get_role_oid(new_name, false)),
+                                 CStringGetTextDatum(old_name)};
+                if (SPI_execute_with_args("SELECT clarify.role_renamed($1, $2::pg_catalog.name)", 2,
+                                          types, args, nullptr, false, 0) != SPI_OK_SELECT)
+                    elog(ERROR, "pg_clarify: the catalog could not follow the role's rename");
+            });
+        });
+    });
 }
 
 void announce_catalog_change(Oid table) {

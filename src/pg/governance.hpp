@@ -39,6 +39,10 @@ Timestamp statement_time();  // microseconds since the Unix epoch, as the catalo
 // True while this backend loads the catalog (its own queries are never decisions).
 bool loading_governance();
 
+// After ALTER ROLE old_name RENAME TO new_name: the rows of this database's catalog that name
+// the role take the new name (other databases follow the role by the OID they recorded).
+void follow_role_rename(const char *old_name, const char *new_name);
+
 // Called by the catalog tables' trigger: every backend reloads at its next statement.
 void announce_catalog_change(Oid table);
 

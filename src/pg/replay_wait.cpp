@@ -10,16 +10,19 @@ extern "C" {
 #include "access/xlogrecovery.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 }
 
@@ -30,6 +33,24 @@ namespace {
 constexpr long kReplayPollMs = 5;
 
 enum class Look { Seen, NotSeen, Locked };
+
+// The role an approval is granted to: catalog 1.2 names it (the role of that name, else the one
+// with the OID recorded here, as the gate resolves it: src/pg/catalog_load.cpp), 1.1 holds the OID.
+Oid granted_role(HeapTuple tuple, Relation rel, Oid approvals) {
+    TupleDesc desc = RelationGetDescr(rel);
+    AttrNumber attnum = get_attnum(approvals, "granted_to");
+    bool isnull = true;
+    Datum value =
+        attnum == InvalidAttrNumber ? (Datum)0 : heap_getattr(tuple, attnum, desc, &isnull);
+    if (isnull) return InvalidOid;
+    if (TupleDescAttr(desc, attnum - 1)->atttypid != TEXTOID) return DatumGetObjectId(value);
+    Oid role = get_role_oid(TextDatumGetCString(value), true);
+    AttrNumber recorded = get_attnum(approvals, "granted_to_oid");
+    if (OidIsValid(role) || recorded == InvalidAttrNumber) return role;
+    value = heap_getattr(tuple, recorded, desc, &isnull);
+    role = isnull ? InvalidOid : DatumGetObjectId(value);
+    return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)) ? role : InvalidOid;
+}
 
 // One look at the approval with a snapshot taken now, so a row replayed since the statement
 // began is seen. Agents cannot read clarify.approvals: for them the row exists only when it is
@@ -49,12 +70,7 @@ Look look_once(Oid approvals, Oid pkey, int64 approval_id) {
     SysScanDesc scan = systable_beginscan(rel, pkey, OidIsValid(pkey), snapshot, 1, &key);
     bool seen = false;
     if (HeapTuple tuple = systable_getnext(scan)) {
-        AttrNumber granted_attnum = get_attnum(approvals, "granted_to");
-        bool isnull = true;
-        Datum granted = granted_attnum == InvalidAttrNumber
-                            ? (Datum)0
-                            : heap_getattr(tuple, granted_attnum, RelationGetDescr(rel), &isnull);
-        Oid role = isnull ? InvalidOid : DatumGetObjectId(granted);
+        Oid role = granted_role(tuple, rel, approvals);
         bool readable = pg_class_aclcheck(approvals, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
         bool granted_here =
             OidIsValid(role) && (is_member_of_role_nosuper(GetSessionUserId(), role) ||

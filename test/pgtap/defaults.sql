@@ -78,7 +78,7 @@ SELECT throws_ok(
     'a default for a term without candidates is refused');
 SELECT throws_ok(
     $$UPDATE clarify.defaults SET concept_id = 'metric.regress_margin'
-       WHERE term = 'regress_revenue' AND applies_to = 'regress_analysts'::regrole$$,
+       WHERE term = 'regress_revenue' AND applies_to = 'regress_analysts'$$,
     '23503', 'concept "metric.regress_margin" is not a candidate of term "regress_revenue"',
     'a default cannot be switched to a non-candidate');
 
@@ -100,7 +100,7 @@ SELECT throws_ok(
     'a second default for the same role is refused');
 SELECT throws_ok(
     $$UPDATE clarify.defaults SET applies_to = NULL
-       WHERE term = 'regress_revenue' AND applies_to = 'regress_analysts'::regrole$$,
+       WHERE term = 'regress_revenue' AND applies_to = 'regress_analysts'$$,
     '23505', 'term "regress_revenue" already has a default for everyone',
     'moving a default into an occupied scope is refused');
 SELECT lives_ok(

@@ -17,10 +17,10 @@ CREATE FUNCTION pg_temp.regress_definer_gated() RETURNS boolean
 SELECT ok(NOT clarify.gated(), 'nobody is gated before a role is governed');
 
 SELECT lives_ok($$SELECT clarify.govern_role('regress_agents')$$, 'a role can be governed');
-SELECT is((SELECT added_at FROM clarify.agent_roles WHERE agent_role = 'regress_agents'::regrole),
+SELECT is((SELECT added_at FROM clarify.agent_roles WHERE agent_role = 'regress_agents'),
           now(), 'and is recorded as governed from now on');
 SELECT lives_ok($$SELECT clarify.govern_role('regress_agents')$$, 'governing it again is harmless');
-SELECT is((SELECT count(*)::int FROM clarify.agent_roles WHERE agent_role = 'regress_agents'::regrole), 1,
+SELECT is((SELECT count(*)::int FROM clarify.agent_roles WHERE agent_role = 'regress_agents'), 1,
           'and records it once');
 SELECT throws_ok($$SELECT clarify.govern_role(NULL)$$, '22004', 'role must not be NULL',
                  'a missing role is refused');
@@ -66,7 +66,7 @@ SELECT clarify.release_role('regress_super');
 
 -- Releasing.
 SELECT lives_ok($$SELECT clarify.release_role('regress_agents')$$, 'a governed role can be released');
-SELECT is((SELECT count(*)::int FROM clarify.agent_roles WHERE agent_role = 'regress_agents'::regrole), 0,
+SELECT is((SELECT count(*)::int FROM clarify.agent_roles WHERE agent_role = 'regress_agents'), 0,
           'and is no longer governed');
 SET ROLE regress_agent;
 SELECT ok(NOT clarify.gated(), 'its members are no longer gated');
@@ -92,7 +92,7 @@ SET LOCAL client_min_messages = error;  -- the warning itself is checked in sql/
 SELECT lives_ok($$SELECT clarify.govern_role('regress_coder')$$,
                 'governing such a role warns but is not refused');
 RESET client_min_messages;
-SELECT ok(EXISTS (SELECT 1 FROM clarify.agent_roles WHERE agent_role = 'regress_coder'::regrole),
+SELECT ok(EXISTS (SELECT 1 FROM clarify.agent_roles WHERE agent_role = 'regress_coder'),
           'and the role is governed');
 
 REVOKE TEMP ON DATABASE :"db" FROM PUBLIC;

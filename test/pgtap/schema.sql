@@ -29,7 +29,7 @@ SELECT col_is_pk('clarify', 'concepts', 'id', 'concepts is keyed by id');
 
 SELECT columns_are('clarify', 'concept_columns',
     ARRAY['concept_id', 'relation', 'column_name', 'attnum', 'time_column', 'requires_time_range',
-          'snapshot_column']);
+          'snapshot_column', 'schema_name', 'table_name']);
 SELECT col_type_is('clarify', 'concept_columns', 'time_column', 'name', 'concept_columns.time_column is name');
 SELECT col_type_is('clarify', 'concept_columns', 'requires_time_range', 'boolean', 'concept_columns.requires_time_range is boolean');
 SELECT col_default_is('clarify', 'concept_columns', 'requires_time_range', 'false', 'a period is not required unless said');
@@ -44,9 +44,10 @@ SELECT col_is_pk('clarify', 'terms', ARRAY['term', 'concept_id'], 'terms is keye
 SELECT fk_ok('clarify', 'terms', 'concept_id', 'clarify', 'concepts', 'id');
 
 SELECT columns_are('clarify', 'defaults',
-    ARRAY['id', 'term', 'concept_id', 'applies_to', 'approved_by', 'approved_at', 'valid_until']);
+    ARRAY['id', 'term', 'concept_id', 'applies_to', 'approved_by', 'approved_at', 'valid_until',
+          'applies_to_oid']);
 SELECT col_type_is('clarify', 'defaults', 'id', 'bigint', 'defaults.id is bigint');
-SELECT col_type_is('clarify', 'defaults', 'applies_to', 'regrole', 'defaults.applies_to is regrole');
+SELECT col_type_is('clarify', 'defaults', 'applies_to', 'text', 'defaults.applies_to is a role name');
 SELECT col_is_null('clarify', 'defaults', 'applies_to', 'defaults.applies_to may be NULL');
 SELECT col_is_pk('clarify', 'defaults', 'id', 'defaults is keyed by id');
 SELECT fk_ok('clarify', 'defaults', 'concept_id', 'clarify', 'concepts', 'id');
@@ -55,9 +56,9 @@ SELECT fk_ok('clarify', 'defaults', ARRAY['term', 'concept_id'],
 
 SELECT columns_are('clarify', 'approvals',
     ARRAY['id', 'question_id', 'term', 'concept_id', 'granted_to', 'confirmed_by', 'created_at',
-          'expires_at', 'revoked_at', 'question']);
+          'expires_at', 'revoked_at', 'question', 'granted_to_oid']);
 SELECT col_type_is('clarify', 'approvals', 'id', 'bigint', 'approvals.id is bigint');
-SELECT col_type_is('clarify', 'approvals', 'granted_to', 'regrole', 'approvals.granted_to is regrole');
+SELECT col_type_is('clarify', 'approvals', 'granted_to', 'text', 'approvals.granted_to is a role name');
 SELECT col_is_null('clarify', 'approvals', 'term', 'approvals.term may be NULL');
 SELECT col_is_null('clarify', 'approvals', 'question', 'approvals.question may be NULL');
 SELECT col_not_null('clarify', 'approvals', 'expires_at', 'approvals.expires_at is NOT NULL');
@@ -69,8 +70,8 @@ SELECT has_index('clarify', 'audit_batches', 'audit_batches_origin_idx',
                  ARRAY['origin', 'last_decided_at'],
                  'a standby''s batches are found by origin and time (audit_ingest)');
 
-SELECT columns_are('clarify', 'agent_roles', ARRAY['agent_role', 'added_at']);
-SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'regrole', 'agent_roles.agent_role is regrole');
+SELECT columns_are('clarify', 'agent_roles', ARRAY['agent_role', 'added_at', 'role_oid']);
+SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'text', 'agent_roles.agent_role is a role name');
 SELECT col_is_pk('clarify', 'agent_roles', 'agent_role', 'agent_roles is keyed by agent_role');
 SELECT columns_are('clarify', 'unique_keys', ARRAY['relation', 'columns', 'approved_by', 'note', 'approved_at']);
 SELECT col_type_is('clarify', 'unique_keys', 'columns', 'name[]', 'unique_keys.columns is name[]');
