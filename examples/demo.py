@@ -76,8 +76,9 @@ def pick(choice):
             answer = input(f"  Your choice [1-{len(choice['options'])}]: ").strip()
             if answer.isdigit() and 1 <= int(answer) <= len(choice["options"]):
                 return choice["options"][int(answer) - 1]
-    wanted = ("window.fiscal_q3_2026" if choice["header"] == "Period"
-              else "metric.recognized_revenue")
+    # A period's slot names the user's term ("last quarter"), so tell it by its options.
+    period = any(o["value"].startswith("window.") for o in choice["options"])
+    wanted = "window.fiscal_q3_2026" if period else "metric.recognized_revenue"
     option = next(o for o in choice["options"] if o["value"] == wanted)
     say(f"  (stdin is not a terminal: the demo answers for the user: {option['label']})")
     return option
