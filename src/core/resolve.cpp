@@ -24,9 +24,9 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     bool conflict = false;
     const Default *d = rules.applicable_default(r.term, &conflict);
     if (d) r.default_concept = d->concept_id;
-    auto resolved = [&r](const std::string &id, CoverageSource source, std::string reason) {
+    auto resolved = [&r](std::string id, CoverageSource source, std::string reason) {
         r.decision = State::Resolved;
-        r.selected = id;
+        r.selected = std::move(id);
         r.source = source;
         r.reason = std::move(reason);
         return r;
@@ -58,7 +58,7 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
                        ": " + why;
             return r;
         }
-        return resolved(id, source, std::move(reason));  // id is a copy: options change above
+        return resolved(std::move(id), source, std::move(reason));  // a copy: options change above
     };
 
     // 1. The record's own bindings for this term, when they verify.
