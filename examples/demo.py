@@ -78,8 +78,9 @@ def pick(choice):
                 return choice["options"][int(answer) - 1]
             say(f"  '{answer}' is not one of the choices: type a number from 1 to "
                 f"{len(choice['options'])} and press Enter.")
-    wanted = ("window.fiscal_q3_2026" if choice["header"] == "Period"
-              else "metric.recognized_revenue")
+    # A period's slot names the user's term ("last quarter"), so tell it by its options.
+    period = any(o["value"].startswith("window.") for o in choice["options"])
+    wanted = "window.fiscal_q3_2026" if period else "metric.recognized_revenue"
     option = next(o for o in choice["options"] if o["value"] == wanted)
     say(f"  (stdin is not a terminal: the demo answers for the user: {option['label']})")
     return option

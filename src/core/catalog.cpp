@@ -176,6 +176,11 @@ void Catalog::finalize() {
     };
     for (auto &entry : term_candidates_) sort_unique(entry.second);
     for (auto &entry : concept_terms_) sort_unique(entry.second);
+    term_words_.clear();
+    for (const auto &entry : term_candidates_)
+        term_words_.emplace_back(entry.first, term_words(entry.first));
+    std::sort(term_words_.begin(), term_words_.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
     for (auto &entry : columns_)
         std::sort(entry.second.concept_ids.begin(), entry.second.concept_ids.end());
     std::vector<RoleId> roles;
@@ -241,6 +246,15 @@ const typename Map::mapped_type &find_or_empty(const Map &map, const std::string
     return it == map.end() ? empty : it->second;
 }
 }  // namespace
+
+std::vector<std::string> Catalog::mentioned_terms(const std::string &question) const {
+    std::vector<std::string> out;
+    if (trim_space(question).empty()) return out;
+    const std::u32string folded = folded_text(question);
+    for (const auto &entry : term_words_)
+        if (mentions_term(folded, entry.second)) out.push_back(entry.first);
+    return out;
+}
 
 const std::vector<std::string> &Catalog::candidates(const std::string &term) const {
     return find_or_empty(term_candidates_, term);

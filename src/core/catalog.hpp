@@ -3,6 +3,7 @@
 #include "core_guard.hpp"
 #include "model.hpp"
 #include "time_range.hpp"
+#include "words.hpp"
 
 #include <string>
 #include <string_view>
@@ -83,6 +84,9 @@ class Catalog {
     const std::vector<RoleId> &referenced_roles() const { return referenced_roles_; }
     std::size_t concept_count() const { return concepts_.size(); }
     Impact impact_of(const std::string &term) const;
+    // The governed terms (normalized spellings) the question mentions, sorted: matched once per
+    // record by the glue (docs/reference.md, "Which terms decide a column").
+    std::vector<std::string> mentioned_terms(const std::string &question) const;
     // Every time window concept id, sorted; and whether any governed column is dated.
     std::vector<std::string> time_windows() const;
     bool has_time_policies() const { return !time_columns_.empty(); }
@@ -101,7 +105,8 @@ class Catalog {
     std::vector<RoleId> referenced_roles_;
     std::unordered_map<std::string, Impact> term_impacts_;
     std::vector<ColumnKey> time_columns_;
-    std::vector<Timestamp> change_times_;  // sorted
+    std::vector<Timestamp> change_times_;                        // sorted
+    std::vector<std::pair<std::string, TermWords>> term_words_;  // sorted by term
 };
 
 // Lower-case ASCII letters and trim surrounding white space: how terms are compared.

@@ -25,10 +25,30 @@ const char *to_string(CoverageSource source) {
 
 namespace {
 
+// One slot per question: a mentioned period asked about is one slot whatever measures it dates.
+bool same_question(const Slot &a, const Slot &b) {
+    if (a.term != b.term || a.state != b.state || a.time_range != b.time_range) return false;
+    if (a.actual == b.actual) return true;
+    return a.time_range && !a.term.empty() && a.state != State::Mismatch;
+}
+
+Slot question_slot(const std::vector<std::string> &columns) {
+    Slot s;
+    s.check = SlotCheck::Question;
+    s.state = State::Unverified;
+    s.columns = columns;
+    s.reason =
+        "the record carries no question, and pg_clarify.require_question asks for the "
+        "user's words before any governed meaning is decided";
+    s.advice =
+        "Set pg_clarify.resolution with the user's question, unedited, as \"question\", "
+        "then run the statement again.";
+    return s;
+}
+
 void merge_slot(std::vector<Slot> &slots, Slot slot, const std::string &column) {
     for (Slot &s : slots)
-        if (s.term == slot.term && s.state == slot.state && s.actual == slot.actual &&
-            s.time_range == slot.time_range) {
+        if (same_question(s, slot)) {
             if (std::find(s.columns.begin(), s.columns.end(), column) == s.columns.end())
                 s.columns.push_back(column);
             return;
@@ -75,8 +95,9 @@ std::optional<Coverage> assumption(const detail::Rules &rules, const GovernedCol
 Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
                 const std::vector<const GovernedColumn *> &read,
                 const std::vector<AggregateUse> &aggregates, const TimeFacts &time,
-                AssumeBelow assume_below) {
-    detail::Rules rules(catalog, ctx, record);
+                const DecideOptions &options) {
+    const AssumeBelow assume_below = options.assume_below;
+    detail::Rules rules(catalog, ctx, record, options.mentioned);
     Decision decision;
     for (const GovernedColumn *column : read) {
         if (!column) continue;
@@ -84,16 +105,15 @@ Decision decide(const Catalog &catalog, const AgentContext &ctx, const Resolutio
             decision.columns.end())
             continue;
         decision.columns.push_back(column->name);
-        std::optional<Coverage> covered;
-        for (const std::string &id : column->concept_ids)
-            if ((covered = rules.cover(*column, id))) break;
+        std::optional<Coverage> covered = rules.cover(*column);
         std::vector<Slot> slots;
         if (!covered) {
-            for (const std::string &id : column->concept_ids) {
-                Slot s = rules.diagnose(id);
+            for (const std::string &id : column->concept_ids)
+                if (std::optional<Slot> s = rules.diagnose(id, *column)) slots.push_back(*s);
+            if (slots.empty() && !column->concept_ids.empty())
+                slots.push_back(rules.unresolved(column->concept_ids.front()));
+            for (Slot &s : slots)
                 s.impact = s.term.empty() ? Impact::High : catalog.impact_of(s.term);
-                slots.push_back(std::move(s));
-            }
             if ((covered = assumption(rules, *column, slots, assume_below))) {
                 if (const Concept *c = catalog.concept(covered->concept_id))
                     covered->concept_version = c->version;
@@ -117,6 +137,8 @@ Decision decide(const Catalog &catalog, const AgentContext &ctx, const Resolutio
     }
     for (Slot &s : grain_slots(catalog, rules, aggregates, decision.covered))
         decision.slots.push_back(std::move(s));
+    const bool unasked = options.require_question && !decision.columns.empty() &&
+                         trim_space(record.question).empty();
     decision.state = State::Resolved;
     for (const Slot &s : decision.slots)
         if (decision.state == State::Resolved || s.state < decision.state) decision.state = s.state;
@@ -128,6 +150,11 @@ Decision decide(const Catalog &catalog, const AgentContext &ctx, const Resolutio
             if (ga != gb) return gb;
             return a.impact != b.impact ? a.impact > b.impact : a.state < b.state;
         });
+    // Nothing can be decided without the user's words: that is asked before anything else.
+    if (unasked) {
+        decision.slots.insert(decision.slots.begin(), question_slot(decision.columns));
+        decision.state = State::Unverified;
+    }
     return decision;
 }
 

@@ -37,11 +37,17 @@ struct TermResolution {
     bool default_applied = false;
     std::int64_t approval_id = 0;
     std::string confirmed_by;  // who confirmed, when resolved by a user's confirmation
+    // Another term that decides the selected meaning and must be asked first (the question
+    // mentions it, or there is no question); options are then its meanings. "" when none.
+    std::string ask;
 };
 
+// `mentioned`: the terms the record's question mentions (Catalog::mentioned_terms), as the glue
+// matched them once per record; nullptr: matched here.
 TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
                             const ResolutionRecord &record, const std::string &term,
-                            const std::string &question_id);
+                            const std::string &question_id,
+                            const std::vector<std::string> *mentioned = nullptr);
 
 // How one governed column read was covered.
 struct Coverage {
@@ -58,8 +64,9 @@ struct Coverage {
     std::optional<Impact> impact;  // set when the meaning was assumed
 };
 
-// What a slot is about: a meaning to resolve, or how a measure is aggregated (grain.hpp).
-enum class SlotCheck { Meaning, Fanout, Additivity };
+// What a slot is about: a meaning to resolve, how a measure is aggregated (grain.hpp), or the
+// user's question itself (pg_clarify.require_question).
+enum class SlotCheck { Meaning, Fanout, Additivity, Question };
 
 // One thing the user must be asked about (a meaning read that nothing approved), or the agent
 // told to rewrite (a grain problem).
@@ -79,6 +86,8 @@ struct Slot {
     // A time_range slot: the period of a dated measure (actual: the measure's concept).
     bool time_range = false;
     std::optional<TimeRange> expected_range, actual_range;
+    // A mentioned time-window term's slot: each option's window, evaluated now.
+    std::vector<std::pair<std::string, TimeRange>> option_ranges;
     // Grain slots only: the relations whose join repeats rows (fanout); the aggregate used and
     // the aggregates allowed (additivity); how to rewrite the statement (the HINT).
     std::vector<std::string> via;
@@ -129,11 +138,29 @@ struct TimeFacts {
 // pg_clarify.assume_below: AMBIGUOUS slots of lower impact are assumed (None: never).
 enum class AssumeBelow { None, Medium, High };
 
+struct DecideOptions {
+    AssumeBelow assume_below = AssumeBelow::None;
+    // pg_clarify.require_question: a decision without the user's words is UNVERIFIED.
+    bool require_question = false;
+    // The terms the record's question mentions (Catalog::mentioned_terms), as the glue matched
+    // them once per record and catalog; nullptr: matched here.
+    const std::vector<std::string> *mentioned = nullptr;
+};
+
 // `aggregates`: the statement's aggregates over governed columns, checked for grain after the
 // meanings (a statement both AMBIGUOUS and GRAIN reports AMBIGUOUS and lists both slots).
 Decision decide(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
                 const std::vector<const GovernedColumn *> &read,
-                const std::vector<AggregateUse> &aggregates = {}, const TimeFacts &time = {},
-                AssumeBelow assume_below = AssumeBelow::None);
+                const std::vector<AggregateUse> &aggregates, const TimeFacts &time,
+                const DecideOptions &options);
+inline Decision decide(const Catalog &catalog, const AgentContext &ctx,
+                       const ResolutionRecord &record,
+                       const std::vector<const GovernedColumn *> &read,
+                       const std::vector<AggregateUse> &aggregates = {}, const TimeFacts &time = {},
+                       AssumeBelow assume_below = AssumeBelow::None) {
+    DecideOptions options;
+    options.assume_below = assume_below;
+    return decide(catalog, ctx, record, read, aggregates, time, options);
+}
 
 }  // namespace clarify

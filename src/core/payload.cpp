@@ -40,6 +40,8 @@ const char *kind_of(const Slot &s) {
             return "fanout";
         case SlotCheck::Additivity:
             return "additivity";
+        case SlotCheck::Question:
+            return "question";
         case SlotCheck::Meaning:
             break;
     }
@@ -55,6 +57,10 @@ json slot_json(const Catalog &catalog, const Slot &s) {
     // A grain slot asks the agent to rewrite, not the user to choose.
     o["question"] = text_or_null(s.question);
     o["options"] = options_json(catalog, s.options);
+    // A period's options carry their evaluated windows.
+    for (json &option : o["options"])
+        for (const auto &entry : s.option_ranges)
+            if (option["value"] == entry.first) option["range"] = range_json(entry.second);
     o["columns"] = s.columns;
     o["default"] = text_or_null(s.default_concept);
     if (s.time_range) {
@@ -137,6 +143,7 @@ std::string resolution_json(const Catalog &catalog, const TermResolution &r,
     o["default"] = text_or_null(r.default_concept);
     o["default_applied"] = r.default_applied;
     o["approval_id"] = r.approval_id ? json(r.approval_id) : json(nullptr);
+    if (!r.ask.empty()) o["ask"] = r.ask;
     o["confirmed_by"] =
         reveal_confirmer && !r.confirmed_by.empty() ? json(r.confirmed_by) : json(nullptr);
     return o.dump();

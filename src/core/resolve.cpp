@@ -9,8 +9,9 @@ using detail::quoted;
 
 TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
                             const ResolutionRecord &record, const std::string &term,
-                            const std::string &question_id) {
-    detail::Rules rules(catalog, ctx, record);
+                            const std::string &question_id,
+                            const std::vector<std::string> *mentioned) {
+    detail::Rules rules(catalog, ctx, record, mentioned);
     TermResolution r;
     r.term = normalize_term(term);
     const auto &candidates = catalog.candidates(r.term);
@@ -23,12 +24,41 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     bool conflict = false;
     const Default *d = rules.applicable_default(r.term, &conflict);
     if (d) r.default_concept = d->concept_id;
-    auto resolved = [&r](const std::string &id, CoverageSource source, std::string reason) {
+    auto resolved = [&r](std::string id, CoverageSource source, std::string reason) {
         r.decision = State::Resolved;
-        r.selected = id;
+        r.selected = std::move(id);
         r.source = source;
         r.reason = std::move(reason);
         return r;
+    };
+    // Rules 2 and 3 hold only when every term deciding the meaning resolves to it (as for a
+    // column of that meaning alone): otherwise that term is asked first.
+    auto decided = [&](std::string id, CoverageSource source, std::string reason) {
+        const detail::DecidingTerms deciding = rules.deciding_terms({id});
+        for (const std::string &t : deciding.terms) {
+            if (t == r.term || rules.verdict(t, {id}).outcome != detail::TermOutcome::Blocks)
+                continue;
+            bool conflict_t = false;
+            const Default *dt = rules.applicable_default(t, &conflict_t);
+            r.ask = t;
+            r.options = rules.eligible_candidates(t);
+            r.default_applied = false;
+            r.decision =
+                dt && !rules.eligible(dt->concept_id) ? State::Unsupported : State::Ambiguous;
+            std::string why =
+                conflict_t ? "defaults for several of your roles name different meanings"
+                : !dt
+                    ? std::to_string(r.options.size()) + " approved meanings and no default applies"
+                : r.decision == State::Unsupported
+                    ? "its approved default, " + rules.label(dt->concept_id) + ", " +
+                          ineligibility(catalog.concept(dt->concept_id), ctx.now)
+                    : "its approved default is " + rules.label(dt->concept_id);
+            r.reason = (deciding.mentioned ? "the question says " + quoted(t)
+                                           : quoted(t) + " also names " + rules.label(id)) +
+                       ": " + why;
+            return r;
+        }
+        return resolved(std::move(id), source, std::move(reason));  // a copy: options change above
     };
 
     // 1. The record's own bindings for this term, when they verify.
@@ -42,6 +72,9 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
         r.approval_id = v.approval_id;
         r.confirmed_by = v.confirmed_by;
         r.default_applied = b.source == BindingSource::ApprovedDefault;
+        if (b.source == BindingSource::ApprovedDefault)
+            return decided(b.concept_id, coverage_of(b.source),
+                           "resolved by the session's record (approved_default)");
         return resolved(
             b.concept_id, coverage_of(b.source),
             "resolved by the session's record (" + std::string(to_string(b.source)) + ")");
@@ -61,8 +94,8 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     if (d) {
         if (rules.eligible(d->concept_id)) {
             r.default_applied = true;
-            return resolved(d->concept_id, CoverageSource::ApprovedDefault,
-                            "approved default (approved by " + d->approved_by + ")");
+            return decided(d->concept_id, CoverageSource::ApprovedDefault,
+                           "approved default (approved by " + d->approved_by + ")");
         }
         r.decision = State::Unsupported;
         r.reason = "the approved default for " + quoted(r.term) + ", " +
@@ -77,8 +110,8 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     }
     // 4. The only eligible candidate.
     if (r.options.size() == 1)
-        return resolved(r.options.front(), CoverageSource::OnlyEligible,
-                        "the only approved meaning");
+        return decided(r.options.front(), CoverageSource::OnlyEligible,
+                       "the only approved meaning");
     if (r.options.empty()) {
         r.decision = State::Unsupported;
         r.reason = "no approved meaning of " + quoted(r.term) + " is available";

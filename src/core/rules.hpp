@@ -39,13 +39,91 @@ inline std::string ineligibility(const Concept *c, Timestamp now) {
     return "is eligible";
 }
 
+template <typename T>
+bool contains(const std::vector<T> &values, const T &value) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// The terms that decide a column (docs/reference.md, "Which terms decide a column").
+struct DecidingTerms {
+    std::vector<std::string> terms;
+    bool mentioned = false;  // the question mentions them; otherwise they are all its terms
+};
+
+// What one deciding term says about a column: it resolves to one of the column's meanings, it
+// has no eligible meaning and no default (nothing to ask), or it blocks rules 2 and 3.
+enum class TermOutcome { Resolves, Silent, Blocks };
+struct TermVerdict {
+    TermOutcome outcome = TermOutcome::Blocks;
+    std::string concept_id;
+    bool by_default = false;
+};
+
 // The rules of one request, evaluated against one catalog snapshot and one agent.
 class Rules {
   public:
-    Rules(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record)
-        : catalog_(catalog), ctx_(ctx), record_(record) {}
+    // `mentioned`: the terms the record's question mentions, matched once by the caller;
+    // nullptr: matched here.
+    Rules(const Catalog &catalog, const AgentContext &ctx, const ResolutionRecord &record,
+          const std::vector<std::string> *mentioned = nullptr)
+        : catalog_(catalog), ctx_(ctx), record_(record) {
+        if (!mentioned) own_mentions_ = catalog.mentioned_terms(record.question);
+        mentioned_ = mentioned ? mentioned : &own_mentions_;
+    }
+    Rules(const Rules &) = delete;
+    Rules &operator=(const Rules &) = delete;
 
     Timestamp now() const { return ctx_.now; }
+
+    const std::vector<std::string> &mentioned_terms() const { return *mentioned_; }
+    bool mentioned(const std::string &term) const { return contains(*mentioned_, term); }
+
+    // The column's terms the question mentions, or all of them when it mentions none.
+    DecidingTerms deciding_terms(const std::vector<std::string> &concept_ids) const {
+        DecidingTerms all, said;
+        said.mentioned = true;
+        for (const std::string &id : concept_ids)
+            for (const std::string &t : catalog_.terms_of(id)) {
+                if (contains(all.terms, t)) continue;
+                all.terms.push_back(t);
+                if (mentioned(t)) said.terms.push_back(t);
+            }
+        return said.terms.empty() ? all : said;
+    }
+
+    // Rules 2 and 3 for one term, against the meanings `concept_ids` a column carries.
+    TermVerdict verdict(const std::string &term,
+                        const std::vector<std::string> &concept_ids) const {
+        TermVerdict v;
+        bool conflict = false;
+        const Default *d = applicable_default(term, &conflict);
+        if (conflict) return v;
+        if (d) {
+            if (eligible(d->concept_id) && contains(concept_ids, d->concept_id))
+                return TermVerdict{TermOutcome::Resolves, d->concept_id, true};
+            return v;
+        }
+        const std::vector<std::string> ids = eligible_candidates(term);
+        if (ids.empty()) return TermVerdict{TermOutcome::Silent, "", false};
+        if (ids.size() == 1 && contains(concept_ids, ids[0]))
+            return TermVerdict{TermOutcome::Resolves, ids[0], false};
+        return v;
+    }
+
+    // The mentioned terms whose candidates are all time windows.
+    std::vector<std::string> mentioned_windows() const {
+        std::vector<std::string> out;
+        for (const std::string &t : *mentioned_) {
+            const auto &ids = catalog_.candidates(t);
+            bool windows = !ids.empty();
+            for (const std::string &id : ids) {
+                const Concept *c = catalog_.concept(id);
+                windows = windows && c && c->kind == ConceptKind::TimeWindow;
+            }
+            if (windows) out.push_back(t);
+        }
+        return out;
+    }
 
     bool eligible(const std::string &concept_id) const {
         const Concept *c = catalog_.concept(concept_id);
@@ -175,60 +253,67 @@ class Rules {
         return v;
     }
 
-    std::optional<Coverage> cover(const GovernedColumn &column,
-                                  const std::string &concept_id) const {
-        const Concept *c = catalog_.concept(concept_id);
-        if (!c || !c->eligible(ctx_.now)) return std::nullopt;
+    Coverage coverage(const GovernedColumn &column, const std::string &concept_id,
+                      const std::string &term, CoverageSource source) const {
         Coverage cov;
         cov.column = column.name;
         cov.concept_id = concept_id;
-        cov.concept_version = c->version;
+        const Concept *c = catalog_.concept(concept_id);
+        cov.concept_version = c ? c->version : 0;
+        cov.term = term;
+        cov.source = source;
+        cov.default_applied = source == CoverageSource::ApprovedDefault;
+        return cov;
+    }
 
-        // A claim about what is read must hold: an unverified one is never silently replaced.
-        bool claimed = false;
-        for (const Binding &b : record_.bindings) {
-            if (b.concept_id != concept_id) continue;
-            claimed = true;
-            Verification v = verify(b);
-            if (v.verified) {
-                cov.term = b.term;
-                cov.source = coverage_of(b.source);
+    // Rule 1 (a verified confirmation or explicit naming), then rules 2 and 3 over the column's
+    // deciding terms: every one must resolve to one of its meanings.
+    std::optional<Coverage> cover(const GovernedColumn &column) const {
+        std::vector<std::string> unverified;  // claimed, and no claim verifies
+        for (const std::string &id : column.concept_ids) {
+            if (!eligible(id)) continue;
+            bool claimed = false, verified = false;
+            for (const Binding &b : record_.bindings) {
+                if (b.concept_id != id) continue;
+                claimed = true;
+                Verification v = verify(b);
+                if (!v.verified) continue;
+                verified = true;
+                // A default claimed is rule 2's: it covers only as the defaults do, below.
+                if (b.source == BindingSource::ApprovedDefault) continue;
+                Coverage cov = coverage(column, id, b.term, coverage_of(b.source));
                 cov.approval_id = v.approval_id;
-                cov.default_applied = b.source == BindingSource::ApprovedDefault;
                 return cov;
             }
+            if (claimed && !verified) unverified.push_back(id);
         }
-        if (claimed) return std::nullopt;
-        const auto &terms = catalog_.terms_of(concept_id);
+        const DecidingTerms all = deciding_terms(column.concept_ids);
+        std::vector<std::string> column_terms;
+        for (const std::string &id : column.concept_ids)
+            for (const std::string &t : catalog_.terms_of(id)) column_terms.push_back(t);
         for (const Binding &b : record_.bindings)
-            if (!b.term.empty() && b.concept_id != concept_id &&
-                std::find(terms.begin(), terms.end(), b.term) != terms.end())
-                return std::nullopt;  // the record resolved this term to another meaning
-        if (terms.empty()) {
-            cov.source = CoverageSource::OnlyEligible;
-            return cov;
+            if (!b.term.empty() && !contains(column.concept_ids, b.concept_id) &&
+                contains(column_terms, b.term))
+                return std::nullopt;  // the record resolved one of its terms to another meaning
+        std::optional<Coverage> by_default, only;
+        for (const std::string &t : all.terms) {
+            TermVerdict v = verdict(t, column.concept_ids);
+            if (v.outcome == TermOutcome::Silent) continue;
+            if (v.outcome == TermOutcome::Blocks || contains(unverified, v.concept_id))
+                return std::nullopt;
+            std::optional<Coverage> &first = v.by_default ? by_default : only;
+            if (!first)
+                first = coverage(
+                    column, v.concept_id, t,
+                    v.by_default ? CoverageSource::ApprovedDefault : CoverageSource::OnlyEligible);
         }
-        for (const std::string &t : terms) {
-            bool conflict = false;
-            const Default *d = applicable_default(t, &conflict);
-            if (d && d->concept_id == concept_id) {
-                cov.term = t;
-                cov.source = CoverageSource::ApprovedDefault;
-                cov.default_applied = true;
-                return cov;
-            }
-        }
-        for (const std::string &t : terms) {
-            bool conflict = false;
-            const Default *d = applicable_default(t, &conflict);
-            if (d || conflict) continue;
-            auto eligible_ids = eligible_candidates(t);
-            if (eligible_ids.size() == 1 && eligible_ids[0] == concept_id) {
-                cov.term = t;
-                cov.source = CoverageSource::OnlyEligible;
-                return cov;
-            }
-        }
+        if (by_default) return by_default;
+        if (only) return only;
+        // An eligible concept no term names is the only candidate of a term of its own.
+        if (!all.mentioned)
+            for (const std::string &id : column.concept_ids)
+                if (eligible(id) && catalog_.terms_of(id).empty() && !contains(unverified, id))
+                    return coverage(column, id, "", CoverageSource::OnlyEligible);
         return std::nullopt;
     }
 
@@ -247,10 +332,19 @@ class Rules {
         return s;
     }
 
-    // The term to ask about when nothing names one: the one with the most candidates.
-    std::string main_term(const std::string &concept_id) const {
+    // The term to ask about when nothing names one: the one with the most candidates, among the
+    // deciding terms first (a term the user said).
+    std::string main_term(const std::string &concept_id,
+                          const DecidingTerms *deciding = nullptr) const {
         std::string best;
         std::size_t most = 0;
+        if (deciding && deciding->mentioned)
+            for (const std::string &t : catalog_.terms_of(concept_id))
+                if (contains(deciding->terms, t) && catalog_.candidates(t).size() > most) {
+                    most = catalog_.candidates(t).size();
+                    best = t;
+                }
+        if (!best.empty()) return best;
         for (const std::string &t : catalog_.terms_of(concept_id))
             if (catalog_.candidates(t).size() > most) {
                 most = catalog_.candidates(t).size();
@@ -263,14 +357,21 @@ class Rules {
         return quoted(term.empty() ? label(concept_id) : term);
     }
 
-    // Why one concept read by a column is not covered; the first state in precedence order wins.
-    Slot diagnose(const std::string &concept_id) const {
+    // Why one concept read by `column` is not covered; the first state in precedence order
+    // wins. Nothing when this concept is not why: its deciding terms resolve to the column, or
+    // the user said none of its terms while saying another of the column's.
+    std::optional<Slot> diagnose(const std::string &concept_id,
+                                 const GovernedColumn &column) const {
         const Concept *c = catalog_.concept(concept_id);
         const auto &terms = catalog_.terms_of(concept_id);
-        const std::string first_term = main_term(concept_id);
+        const DecidingTerms deciding = deciding_terms(column.concept_ids);
+        const std::string first_term = main_term(concept_id, &deciding);
+        bool said = false;
+        for (const std::string &t : terms) said = said || contains(deciding.terms, t);
 
         for (const Binding &b : record_.bindings) {
             if (b.concept_id != concept_id) continue;
+            if (eligible(concept_id) && verify(b).verified) continue;  // a default claimed
             const std::string term = b.term.empty() ? first_term : b.term;
             if (!eligible(concept_id)) {
                 Slot s = make_slot(c, concept_id, term, State::Unsupported);
@@ -289,6 +390,7 @@ class Rules {
             return s;
         }
         if (!eligible(concept_id)) {
+            if (deciding.mentioned && !said) return std::nullopt;
             Slot s = make_slot(c, concept_id, first_term, State::Unsupported);
             s.reason = label(concept_id) + " " + ineligibility(c, ctx_.now);
             s.question = label(concept_id) + " " + ineligibility(c, ctx_.now) + ". " +
@@ -323,6 +425,9 @@ class Rules {
             if (!best || s.state < best->state) best = std::move(s);
         };
         for (const std::string &t : terms) {
+            if (!contains(deciding.terms, t) ||
+                verdict(t, column.concept_ids).outcome != TermOutcome::Blocks)
+                continue;
             bool conflict = false;
             const Default *d = applicable_default(t, &conflict);
             if (d && !eligible(d->concept_id)) {
@@ -353,11 +458,15 @@ class Rules {
                 consider(std::move(s));
             }
         }
-        if (best) return *best;
-        // Unreachable for an eligible concept without terms (it is its own only candidate).
-        Slot s = make_slot(c, concept_id, first_term, State::Ambiguous);
+        return best;
+    }
+
+    // A column left uncovered with no concept to blame (not expected): ask what it means.
+    Slot unresolved(const std::string &concept_id) const {
+        const std::string term = main_term(concept_id);
+        Slot s = make_slot(catalog_.concept(concept_id), concept_id, term, State::Ambiguous);
         s.reason = "no approved resolution applies";
-        s.question = "What do you mean by " + spoken_term(first_term, concept_id) + "?";
+        s.question = "What do you mean by " + spoken_term(term, concept_id) + "?";
         return s;
     }
 
@@ -365,6 +474,8 @@ class Rules {
     const Catalog &catalog_;
     const AgentContext &ctx_;
     const ResolutionRecord &record_;
+    std::vector<std::string> own_mentions_;
+    const std::vector<std::string> *mentioned_ = nullptr;
 };
 
 }  // namespace clarify::detail

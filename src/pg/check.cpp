@@ -330,7 +330,7 @@ std::string check_statement(const char *sql) {
     }
     const ResolutionRecord &record = current_record();
     Decision decision = decide(*catalog, agent_context(*catalog), record, read, aggregates, time,
-                               static_cast<AssumeBelow>(assume_below));
+                               decide_options(catalog));
     return check_json(*catalog, decision, record.question_id, session_is_gated(), !read.empty());
 }
 

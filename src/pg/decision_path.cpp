@@ -166,6 +166,7 @@ struct DecisionCache {
     std::vector<AggregateUse> aggregates;
     TimeFacts time;
     int assume_below = 0;
+    bool require_question = false;
     Decision decision;
     AuditRecord audit;   // without the per-statement facts
     uint64 refresh = 0;  // counts the times it was filled
@@ -188,12 +189,12 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.outer == key.outer && cached.valid_from <= key.now &&
                key.now < cached.valid_until && cached.read == read &&
                cached.aggregates == aggregates && cached.time == time &&
-               cached.assume_below == assume_below;
+               cached.assume_below == assume_below && cached.require_question == require_question;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
-    cached.decision = decide(catalog, ctx, record, read, aggregates, time,
-                             static_cast<AssumeBelow>(assume_below));
+    cached.decision =
+        decide(catalog, ctx, record, read, aggregates, time, decide_options(catalog_ptr));
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
     cached.audit = audit_record_of(catalog, cached.decision, record);
     cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
@@ -211,6 +212,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.aggregates = aggregates;
     cached.time = std::move(time);
     cached.assume_below = assume_below;
+    cached.require_question = require_question;
     ++cached.refresh;
     return cached;
 }
@@ -381,7 +383,7 @@ TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const Gov
     for (const GovernedColumn *c : read) dated = dated || (c && !c->time_policies.empty());
     if (!dated) return facts;
     facts.ranges = evaluate_time_quals(time.quals, time.params);
-    facts.windows = bound_windows(catalog, current_record());
+    facts.windows = bound_windows(catalog, current_record(), current_mentions(catalog));
     return facts;
 }
 

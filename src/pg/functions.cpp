@@ -30,6 +30,7 @@ extern "C" {
 
 PG_FUNCTION_INFO_V1(clarify_resolve);
 PG_FUNCTION_INFO_V1(clarify_check);
+PG_FUNCTION_INFO_V1(clarify_mentions);
 PG_FUNCTION_INFO_V1(clarify_last_decision);
 PG_FUNCTION_INFO_V1(clarify_gated);
 PG_FUNCTION_INFO_V1(clarify_catalog_changed);
@@ -97,15 +98,21 @@ extern "C" Datum clarify_resolve(PG_FUNCTION_ARGS) {
         if (PG_ARGISNULL(0))
             throw ReportedError(ERRCODE_NULL_VALUE_NOT_ALLOWED, "term must not be null");
         std::shared_ptr<const clarify::Catalog> catalog = require_catalog();
-        clarify::TermResolution r =
-            clarify::resolve_term(*catalog, clarify::pg::agent_context(*catalog), current_record(),
-                                  text_arg(fcinfo, 0), text_arg(fcinfo, 1));
+        clarify::TermResolution r = clarify::resolve_term(
+            *catalog, clarify::pg::agent_context(*catalog), current_record(), text_arg(fcinfo, 0),
+            text_arg(fcinfo, 1), &current_mentions(catalog));
         return jsonb_datum(clarify::resolution_json(*catalog, r, may_see_confirmer()));
     });
 }
 
 extern "C" Datum clarify_check(PG_FUNCTION_ARGS) {
     return cpp_entry([&] { return jsonb_datum(check_statement(text_arg(fcinfo, 0).c_str())); });
+}
+
+// clarify.mentions(question, term): the matching the gate applies, for clarify.mentioned_terms().
+extern "C" Datum clarify_mentions(PG_FUNCTION_ARGS) {
+    return BoolGetDatum(cpp_entry(
+        [&] { return clarify::mentions_term(text_arg(fcinfo, 0), text_arg(fcinfo, 1)); }));
 }
 
 extern "C" Datum clarify_last_decision(PG_FUNCTION_ARGS) {

@@ -25,6 +25,7 @@ int audit_retained_wal_mb = 1024;
 char *resolution_text = nullptr;
 char *audit_conninfo = nullptr;
 int assume_below = static_cast<int>(AssumeBelow::None);
+bool require_question = false;
 
 namespace {
 
@@ -139,6 +140,33 @@ unsigned long record_generation() {
     return assignments;
 }
 
+const std::vector<std::string> &current_mentions(const std::shared_ptr<const Catalog> &catalog) {
+    // Matched once per record and catalog: the first statement after a SET or a catalog change
+    // matches, the others reuse it. Holding the catalog keeps its identity unambiguous.
+    static struct {
+        unsigned long assignment = ~0UL;
+        std::shared_ptr<const Catalog> catalog;
+        std::vector<std::string> terms;
+    } matched;
+    const ResolutionRecord &record = current_record();
+    if (matched.assignment != assignments || matched.catalog != catalog) {
+        matched.terms.clear();
+        matched.assignment = ~0UL;  // until matched: a throw leaves no stale match
+        if (catalog) matched.terms = catalog->mentioned_terms(record.question);
+        matched.catalog = catalog;
+        matched.assignment = assignments;
+    }
+    return matched.terms;
+}
+
+DecideOptions decide_options(const std::shared_ptr<const Catalog> &catalog) {
+    DecideOptions options;
+    options.assume_below = static_cast<AssumeBelow>(assume_below);
+    options.require_question = require_question;
+    options.mentioned = &current_mentions(catalog);
+    return options;
+}
+
 const ResolutionRecord &current_record() {
     static const ResolutionRecord empty;
     if (!current_flat) return empty;
@@ -190,6 +218,11 @@ void define_settings() {
                              "ROLE ... SET.",
                              &assume_below, static_cast<int>(AssumeBelow::None),
                              assume_below_options, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomBoolVariable("pg_clarify.require_question",
+                             "A governed read needs the user's question in the resolution record.",
+                             "Without it (no record, or no question) the statement is UNVERIFIED; "
+                             "a superuser sets it, also per role with ALTER ROLE ... SET.",
+                             &require_question, false, PGC_SUSET, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "pg_clarify.audit_retained_wal",
         "The most write-ahead log kept for sync decisions not yet in the audit.",

@@ -6,6 +6,10 @@
 #include "decision.hpp"
 #include "record.hpp"
 
+#include <memory>
+#include <string>
+#include <vector>
+
 namespace clarify::pg {
 
 enum class AuditMode { Sync = 0, Async = 1 };
@@ -18,8 +22,9 @@ extern int audit_databases;
 extern int audit_writers;
 extern int audit_retained_wal_mb;
 extern char *resolution_text;
-extern char *audit_conninfo;  // pg_clarify.audit_conninfo: "" unless this server forwards
-extern int assume_below;      // an AssumeBelow
+extern char *audit_conninfo;   // pg_clarify.audit_conninfo: "" unless this server forwards
+extern int assume_below;       // an AssumeBelow
+extern bool require_question;  // pg_clarify.require_question
 
 void define_settings();
 
@@ -27,5 +32,10 @@ void define_settings();
 const ResolutionRecord &current_record();
 // Moves whenever the record's value changes (SET, RESET, end of a SET LOCAL).
 unsigned long record_generation();
+// The governed terms the record's question mentions under `catalog`, matched once per record
+// and catalog (docs/reference.md, "Which terms decide a column").
+const std::vector<std::string> &current_mentions(const std::shared_ptr<const Catalog> &catalog);
+// The decision's options from the settings and the session's record.
+DecideOptions decide_options(const std::shared_ptr<const Catalog> &catalog);
 
 }  // namespace clarify::pg

@@ -173,10 +173,15 @@ Timestamp midnight_at_or_after(Timestamp unix_micros) {
 }
 
 std::vector<std::pair<std::string, TimeRange>> bound_windows(
-    const std::shared_ptr<const Catalog> &catalog, const ResolutionRecord &record) {
+    const std::shared_ptr<const Catalog> &catalog, const ResolutionRecord &record,
+    const std::vector<std::string> &mentioned) {
     std::vector<std::pair<std::string, TimeRange>> out;
-    for (const Binding &b : record.bindings) {
-        const Concept *c = catalog->concept(b.concept_id);
+    std::vector<std::string> ids;
+    for (const Binding &b : record.bindings) ids.push_back(b.concept_id);
+    for (const std::string &term : mentioned)
+        for (const std::string &id : catalog->candidates(term)) ids.push_back(id);
+    for (const std::string &id : ids) {
+        const Concept *c = catalog->concept(id);
         if (!c || c->kind != ConceptKind::TimeWindow) continue;
         bool seen = false;
         for (const auto &entry : out) seen = seen || entry.first == c->id;

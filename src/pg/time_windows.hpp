@@ -12,10 +12,11 @@
 
 namespace clarify::pg {
 
-// The [start, end) of each time window the record binds, evaluated now. Raises the
-// expression's error when one no longer evaluates.
+// The [start, end) of each time window the record binds, and of each candidate of a period the
+// question mentions, evaluated now. Raises the expression's error when one no longer evaluates.
 std::vector<std::pair<std::string, TimeRange>> bound_windows(
-    const std::shared_ptr<const Catalog> &catalog, const ResolutionRecord &record);
+    const std::shared_ptr<const Catalog> &catalog, const ResolutionRecord &record,
+    const std::vector<std::string> &mentioned);
 
 // An instant value of type date, timestamp or timestamptz as Unix microseconds (a date is its
 // midnight in the session's time zone); false for ±infinity. PostgreSQL level: may raise.

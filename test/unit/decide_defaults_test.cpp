@@ -145,17 +145,22 @@ TEST(Decide, IneligibleConceptWithoutTermIsUnsupported) {
     EXPECT_EQ(d.slots[0].actual, kOrderCountConcept);
 }
 
-TEST(Decide, ColumnOfSeveralConceptsIsCoveredIfAnyConceptIs) {
+// Every term of the column decides (docs/reference.md, "Which terms decide a column"): the
+// untermed meaning is its own only candidate, and "revenue" beside it stays ambiguous.
+TEST(Decide, ColumnOfSeveralConceptsIsDecidedByAllTheirTerms) {
     RevenueCatalog rows;
     rows.add(make_concept(kOrderValue, ConceptKind::Metric, "Order value",
                           "Gross value of an order", "Sales", ConceptStatus::Approved));
     rows.columns.push_back({kOrderAmount, "sales.orders.amount", kBooked});
     rows.columns.push_back({kOrderAmount, "sales.orders.amount", kOrderValue});
     Decision d = decide_reads(rows, {kOrderAmount});
-    EXPECT_TRUE(d.allowed());
-    ASSERT_EQ(d.covered.size(), 1u);
-    EXPECT_EQ(d.covered[0].column, "sales.orders.amount");
-    EXPECT_EQ(d.covered[0].concept_id, kOrderValue);
+    EXPECT_EQ(d.state, State::Ambiguous);
+    ASSERT_EQ(d.slots.size(), 1u);
+    EXPECT_EQ(d.slots[0].term, "revenue");
+    rows.add_default("revenue", kBooked);
+    Decision defaulted = decide_reads(rows, {kOrderAmount});
+    ASSERT_TRUE(defaulted.allowed());
+    EXPECT_EQ(defaulted.covered[0].concept_id, kBooked);
 }
 
 TEST(Decide, ColumnOfSeveralCandidatesIsCoveredByTheDefaultOne) {

@@ -137,10 +137,15 @@ export class Database {
     }
 
     /** The gate's dry-run decision for `sql` under `record` (clarify.check). */
+    /** The gate's dry run, with the governed terms the record's question mentions: they decide. */
     async check(sql: string, record: string): Promise<Record<string, unknown>> {
         return this.asAgent(record, async (client) => {
-            const r = await client.query("SELECT clarify.check($1) AS c", [sql]);
-            return r.rows[0].c as Record<string, unknown>;
+            const r = await client.query(
+                "SELECT clarify.check($1) AS c, ARRAY(SELECT clarify.mentioned_terms(" +
+                    "current_setting('pg_clarify.resolution')::jsonb ->> 'question')) AS m",
+                [sql],
+            );
+            return { ...(r.rows[0].c as Record<string, unknown>), mentioned_terms: r.rows[0].m };
         });
     }
 

@@ -135,6 +135,7 @@ describe("tool errors", () => {
             assert.equal(result.isError, false, textOf(result));
             const body = jsonOf(result);
             assert.equal(body.state, "AMBIGUOUS");
+            assert.deepEqual(body.mentioned_terms, ["mcp revenue"]);
             assert.equal(s.asked.length, 0);
             assert.deepEqual(await approvals(body.question_id as string), []);
             const refused = await s.call("check", {

@@ -90,6 +90,20 @@ class GatedSession:
         """Which meaning ``term`` has for this session right now, with the options to ask about."""
         return self._scalar("SELECT clarify.resolve(%s, %s)", (term, question_id))
 
+    def mentioned_terms(self, question: Optional[str] = None) -> List[str]:
+        """The governed terms ``question`` mentions (default: the attached record's question).
+
+        They decide which meanings the gate asks about, so the record must carry the user's
+        words unedited (docs/reference.md, "Which terms decide a column").
+        """
+        if question is None:
+            record = self.record
+            question = record.question if record is not None else None
+        if question is None or not question.strip():
+            return []
+        rows = self.execute("SELECT clarify.mentioned_terms(%s)", (question,))
+        return [row[0] for row in rows]
+
     def approval_wait(self, approval_id: int, timeout: Union[str, timedelta] = "5 s") -> bool:
         """Waits until this session's server shows confirmation ``approval_id``; False on timeout.
 
