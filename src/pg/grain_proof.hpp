@@ -33,6 +33,9 @@ Bitmapset *scan_single_valued(Proofs *p, Scan *scan);
 // The base column a Var evaluated at `scan` stands for (0 when none).
 AttrNumber scan_column(Scan *scan, Var *var);
 
+// Whether `attnums` cover a unique key of `relid` (index, primary key or declared key).
+bool unique_key(Proofs *p, Oid relid, Bitmapset *attnums);
+
 bool is_join(const Plan *plan);
 bool is_relation_scan(const Plan *plan);
 

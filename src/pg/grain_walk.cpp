@@ -1,7 +1,9 @@
 #include "pg.hpp"
 #include "compat.hpp"
 #include "grain_walk.hpp"
+#include "grain_foreign.hpp"
 #include "grain_proof.hpp"
+#include "grain_totals.hpp"
 #include "grain_union.hpp"
 
 extern "C" {
@@ -16,6 +18,7 @@ namespace clarify::pg {
 
 namespace {
 
+using grain::Collapse;
 using grain::Proofs;
 
 // A plan with many aggregates over deep joins is traced within this many steps per aggregate;
@@ -34,8 +37,10 @@ struct Trace {
     // The aggregate being traced.
     Oid aggregate;
     bool distinct;
-    List *grouped;     // of (relation, attnum) pairs as two-element int lists: the grouping columns
+    List *grouped;     // grain::ScanColumn *: the columns the aggregate groups by
     List *path;        // Step *: the joins between the current node and the aggregate
+    List *route;       // the CteScans between the current node and the aggregate
+    List *collapses;   // Collapse *: on the way, outermost first
     int repeaters;     // set-returning projections, recursive unions, initplan values on the way
     List *init_plans;  // SubPlan *: every initplan of the statement
     Plan *merged;      // an Append whose rows a whole-row DISTINCT above it merges (UNION)
@@ -90,6 +95,32 @@ void add_fact(Trace *t, const AggregateFact &fact) {
     t->facts[t->count++] = fact;
 }
 
+// A read of range entry `rti` the walk cannot follow to its rows (through `joined`, a join of
+// unknown cardinality): column `attnum` (0: every governed column), grouped by `per_value`.
+void add_unproven(Trace *t, int rti, AttrNumber attnum, bool joined,
+                  const Bitmapset *per_value = nullptr) {
+    if (rti < 1 || rti > list_length(t->stmt->rtable)) return;
+    RangeTblEntry *rte = rt_fetch(rti, t->stmt->rtable);
+    if (!t->watched[rti - 1] || rte->rtekind != RTE_RELATION || attnum < 0) return;
+    AggregateFact fact = {};
+    fact.relation = rte->relid;
+    fact.attnum = attnum;
+    fact.aggregate = t->aggregate;
+    fact.distinct = t->distinct;
+    fact.via = (Oid *)palloc(sizeof(Oid));
+    if (joined) fact.via[fact.n_via++] = InvalidOid;
+    fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber) * (bms_num_members(per_value) + 1));
+    int a = -1;
+    while ((a = bms_next_member(per_value, a)) >= 0) fact.per_value[fact.n_per_value++] = a;
+    add_fact(t, fact);
+}
+
+void read_opaque(Trace *t, Plan *plan) {
+    Bitmapset *relids = grain::opaque_relids(plan);
+    int rti = -1;
+    while ((rti = bms_next_member(relids, rti)) >= 0) add_unproven(t, rti, 0, true);
+}
+
 // The column's scan: record the aggregate with the joins on its way that may repeat its rows.
 constexpr int kRoom = 8;  // relations named per fact
 
@@ -97,28 +128,28 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     RangeTblEntry *rte = rt_fetch(scan->scanrelid, t->stmt->rtable);
     // attnum 0: a whole-row reference reads every column (sum((o).amount) is sum(o.amount)).
     if (rte->rtekind != RTE_RELATION || attnum < 0 || !t->watched[scan->scanrelid - 1]) return;
+    Bitmapset *single = grain::scan_single_valued(&t->proofs, scan);
+    Collapse *collapse =
+        grain::collapse_for(&t->proofs, t->collapses, scan, t->route, rte->relid, single);
+    int joins = collapse ? collapse->path_length : list_length(t->path);
+    int repeaters = collapse ? collapse->repeaters : t->repeaters;
     AggregateFact fact = {};
     fact.relation = rte->relid;
     fact.attnum = attnum;
     fact.aggregate = t->aggregate;
     fact.distinct = t->distinct;
     fact.via = (Oid *)palloc(sizeof(Oid) * kRoom);
-    ListCell *lc;
-    foreach (lc, t->path) {
-        Step *step = (Step *)lfirst(lc);
+    for (int i = 0; i < joins; ++i) {
+        Step *step = (Step *)list_nth(t->path, i);
         if (!grain::join_repeats(&t->proofs, step->join, step->from_outer)) continue;
         Plan *other = step->from_outer ? step->join->righttree : step->join->lefttree;
         int before = fact.n_via;
         relations_under(t, other, fact.via, &fact.n_via, kRoom, 0);
         if (fact.n_via == before && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
     }
-    if ((t->gave_up || t->repeaters > 0) && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
-    Bitmapset *single = grain::scan_single_valued(&t->proofs, scan);
-    foreach (lc, t->grouped) {
-        List *pair = (List *)lfirst(lc);
-        if ((Oid)linitial_int(pair) == rte->relid)
-            single = bms_add_member(single, lsecond_int(pair));
-    }
+    if ((t->gave_up || repeaters > 0) && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
+    // Grouped by a column of this very scan: another scan of the table holds other values.
+    single = bms_join(single, grain::columns_of_scan(t->grouped, scan, t->route));
     fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber) * (bms_num_members(single) + 1));
     int a = -1;
     while ((a = bms_next_member(single, a)) >= 0) fact.per_value[fact.n_per_value++] = a;
@@ -151,7 +182,7 @@ void trace_lateral(Trace *t, Plan *plan) {
     Bitmapset *params = nullptr;
     collect_exec_params(exprs, static_cast<void *>(&params));
     if (bms_is_empty(params)) return;
-    List *saved = t->path;
+    List *saved = t->path, *saved_collapses = t->collapses;
     for (int i = list_length(saved) - 1; i >= 0; --i) {
         Step *step = (Step *)list_nth(saved, i);
         if (!IsA(step->join, NestLoop) || step->from_outer) continue;
@@ -161,9 +192,16 @@ void trace_lateral(Trace *t, Plan *plan) {
             if (!bms_is_member(nlp->paramno, params)) continue;
             // The loop itself is added as the join its outer value passes.
             t->path = list_copy_head(saved, i);
+            // Only the nodes above the loop are on the outer value's way.
+            t->collapses = NIL;
+            ListCell *c;
+            foreach (c, saved_collapses)
+                if (((Collapse *)lfirst(c))->path_length <= i)
+                    t->collapses = lappend(t->collapses, lfirst(c));
             ExprAt at = {t, step->join};
             trace_expr_walker((Node *)nlp->paramval, &at);
             t->path = saved;
+            t->collapses = saved_collapses;
         }
     }
 }
@@ -214,9 +252,19 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
                 trace_output(t, ((SubqueryScan *)plan)->subplan, var->varattno);
             return;
         case T_CteScan:
-            if (var->varno == (int)((Scan *)plan)->scanrelid)
+            if (var->varno == (int)((Scan *)plan)->scanrelid) {
+                // Each read of a CTE is a scan of its own.
+                List *saved = t->route;
+                t->route = lappend(list_copy(saved), plan);
                 trace_output(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
                              var->varattno);
+                t->route = saved;
+            }
+            return;
+        case T_ForeignScan:
+        case T_CustomScan:
+            // A join or aggregate done elsewhere (scanrelid 0): its rows are not known here.
+            read_opaque(t, plan);
             return;
         case T_Append:
             trace_branches(t, plan, ((Append *)plan)->appendplans, var->varattno);
@@ -283,80 +331,70 @@ bool trace_expr_walker(Node *node, void *context) {
         }
         return false;
     }
+    // A window function's value is computed over many rows and repeated on each of them (a
+    // total, a running sum, first_value): an aggregate over it counts them again.
+    if (IsA(node, WindowFunc)) {
+        Trace *t = ((ExprAt *)context)->trace;
+        ++t->repeaters;
+        bool stop = expression_tree_walker(node, WALKER(trace_expr_walker), context);
+        --t->repeaters;
+        return stop;
+    }
     return expression_tree_walker(node, WALKER(trace_expr_walker), context);
 }
 
 void trace_output(Trace *t, Plan *plan, AttrNumber attno) {
     if (!plan || attno < 1 || attno > list_length(plan->targetlist)) return;
+    Expr *expr = list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
+    // Grouping sets hand each row on once per set (the subtotals repeat the details).
+    int repeats = grain::repeats_rows(plan) ? 1 : 0;
+    Collapse *collapse =
+        grain::collapse_at(t->stmt, plan, expr, list_length(t->path), t->repeaters, t->route);
+    List *saved = t->collapses;
+    if (collapse) t->collapses = lappend(list_copy(saved), collapse);
+    t->repeaters += repeats;
     ExprAt at = {t, plan};
-    trace_expr_walker((Node *)list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr, &at);
-}
-
-// The base columns (relation, attnum) that grouping column `attno` of `plan` is a plain copy of.
-void grouped_columns(Trace *t, Plan *plan, AttrNumber attno, int depth) {
-    if (!plan || depth > 64 || attno < 1 || attno > list_length(plan->targetlist)) return;
-    Expr *e = list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
-    while (e && IsA(e, RelabelType)) e = ((RelabelType *)e)->arg;
-    if (!e || !IsA(e, Var)) return;
-    Var *v = (Var *)e;
-    if (grain::is_relation_scan(plan)) {
-        AttrNumber a = grain::scan_column((Scan *)plan, v);
-        RangeTblEntry *rte = rt_fetch(((Scan *)plan)->scanrelid, t->stmt->rtable);
-        if (a > 0 && rte->rtekind == RTE_RELATION)
-            t->grouped = lappend(t->grouped, list_make2_int((int)rte->relid, a));
-        return;
-    }
-    ListCell *lc;
-    switch (nodeTag(plan)) {
-        case T_SubqueryScan:
-            grouped_columns(t, ((SubqueryScan *)plan)->subplan, v->varattno, depth + 1);
-            return;
-        case T_CteScan:
-            grouped_columns(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
-                            v->varattno, depth + 1);
-            return;
-        case T_Append:
-            foreach (lc, ((Append *)plan)->appendplans)
-                grouped_columns(t, (Plan *)lfirst(lc), v->varattno, depth + 1);
-            return;
-        default:
-            if (v->varno == OUTER_VAR) grouped_columns(t, plan->lefttree, v->varattno, depth + 1);
-            if (v->varno == INNER_VAR) grouped_columns(t, plan->righttree, v->varattno, depth + 1);
-            return;
-    }
+    trace_expr_walker((Node *)expr, &at);
+    t->repeaters -= repeats;
+    t->collapses = saved;
 }
 
 // Past its budget an aggregate may read any watched relation the trace did not reach, through
 // joins it did not look at: each counts as read whole through an unproven join.
 void assume_every_watched(Trace *t) {
-    int n = list_length(t->stmt->rtable);
-    for (int i = 0; i < n; ++i) {
-        RangeTblEntry *rte = rt_fetch(i + 1, t->stmt->rtable);
-        if (!t->watched[i] || rte->rtekind != RTE_RELATION) continue;
-        AggregateFact fact = {};
-        fact.relation = rte->relid;
-        fact.attnum = 0;
-        fact.aggregate = t->aggregate;
-        fact.distinct = t->distinct;
-        fact.via = (Oid *)palloc(sizeof(Oid));
-        fact.via[fact.n_via++] = InvalidOid;
-        fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber));
-        add_fact(t, fact);
+    for (int i = 1; i <= list_length(t->stmt->rtable); ++i) add_unproven(t, i, 0, true);
+}
+
+// Aggregates a foreign server or custom provider computes itself: over the columns they read,
+// grouped by the scan's grouping columns, through an unproven join when it joined relations.
+void find_pushed_aggregates(Trace *t, Plan *plan) {
+    bool joined = bms_num_members(grain::opaque_relids(plan)) > 1;
+    ListCell *lc;
+    foreach (lc, grain::pushed_reads(plan)) {
+        grain::PushedRead *read = (grain::PushedRead *)lfirst(lc);
+        t->aggregate = read->aggregate;
+        t->distinct = read->distinct;
+        add_unproven(t, read->rti, read->attnum, joined, read->grouped);
     }
 }
 
 // Traces one aggregate's arguments, evaluated over `plan`'s child rows.
+
 void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *args, int n_groups,
                      const AttrNumber *groups) {
     t->aggregate = aggregate;
     t->distinct = distinct;
     t->grouped = NIL;
     t->path = NIL;
+    t->route = NIL;
+    t->collapses = NIL;
     t->repeaters = 0;
     t->steps_left = kStepsPerAggregate;
     t->gave_up = false;
     t->proofs.budget = kStepsPerAggregate;
-    for (int i = 0; i < n_groups; ++i) grouped_columns(t, plan->lefttree, groups[i], 0);
+    for (int i = 0; i < n_groups; ++i)
+        t->grouped =
+            list_concat(t->grouped, grain::base_columns(t->stmt, plan->lefttree, groups[i], NIL));
     ExprAt at = {t, plan};
     trace_expr_walker((Node *)args, &at);
     if (t->gave_up) assume_every_watched(t);
@@ -375,10 +413,12 @@ bool aggregate_walker(Node *node, void *context) {
         Aggref *ref = (Aggref *)node;
         Agg *agg = (Agg *)plan;
         // A partial aggregate is traced from the aggregate that finishes it.
+        // Under grouping sets, it is grouped by the columns every set holds.
         if (!DO_AGGSPLIT_SKIPFINAL(ref->aggsplit)) {
-            bool grouped = agg->groupingSets == NIL;
-            trace_aggregate(at->trace, plan, ref->aggfnoid, ref->aggdistinct != NIL, ref->args,
-                            grouped ? agg->numCols : 0, agg->grpColIdx);
+            int n = 0;
+            AttrNumber *groups = grain::common_grouping_columns(agg, &n);
+            trace_aggregate(at->trace, plan, ref->aggfnoid, ref->aggdistinct != NIL, ref->args, n,
+                            groups);
         }
         return false;
     }
@@ -420,8 +460,12 @@ void find_aggregates(Trace *t, Plan *plan, int depth) {
                 find_aggregates(t, (Plan *)lfirst(lc), depth + 1);
             break;
         case T_CustomScan:
+            find_pushed_aggregates(t, plan);
             foreach (lc, ((CustomScan *)plan)->custom_plans)
                 find_aggregates(t, (Plan *)lfirst(lc), depth + 1);
+            break;
+        case T_ForeignScan:
+            find_pushed_aggregates(t, plan);
             break;
         default:
             break;
