@@ -72,6 +72,13 @@ INSERT INTO public.grain_totals VALUES
  (8, 'GRAIN', 'sum over CUBE', $$SELECT sum(t) FROM (SELECT customer_id, id, sum(booked_amount) t FROM gt.orders GROUP BY CUBE (customer_id, id)) s$$),
  (9, 'GRAIN', 'grouping-set column summed', $$SELECT sum(b) FROM (SELECT booked_amount b FROM gt.orders GROUP BY GROUPING SETS ((booked_amount), (booked_amount, customer_id))) s$$),
  (10, 'GRAIN', 'window total through a CTE', $$WITH w AS MATERIALIZED (SELECT sum(booked_amount) OVER () t FROM gt.orders) SELECT sum(t) FROM w$$),
+-- A GROUP BY or DISTINCT on the key returns each row once, but not each row's own value when that
+-- is a total repeated on every row: still refused.
+ (11, 'GRAIN', 'DISTINCT ON the key over a window total', $$SELECT sum(t) FROM (SELECT DISTINCT ON (id) id, t FROM (SELECT id, sum(booked_amount) OVER () t FROM gt.orders) w ORDER BY id) s$$),
+ (12, 'GRAIN', 'DISTINCT ON the key over ROLLUP', $$SELECT sum(t) FROM (SELECT DISTINCT ON (id) id, t FROM (SELECT id, sum(booked_amount) t FROM gt.orders GROUP BY ROLLUP (id)) r ORDER BY id) s$$),
+ (13, 'GRAIN', 'GROUP BY the key over a window total', $$SELECT sum(t) FROM (SELECT id, t FROM (SELECT id, sum(booked_amount) OVER () t FROM gt.orders) w GROUP BY id, t) s$$),
+ (14, 'GRAIN', 'GROUP BY the key and a column of the many side', $$SELECT sum(booked_amount) FROM (SELECT o.id, o.booked_amount, l.product FROM gt.orders o JOIN gt.order_lines l ON l.order_id = o.id GROUP BY o.id, l.product) s$$),
+ (15, 'GRAIN', 'GROUP BY the key of the other side of a self-join', $$SELECT sum(a.booked_amount) FROM (SELECT b.id, a.booked_amount FROM gt.orders a JOIN gt.orders b ON b.customer_id = a.customer_id GROUP BY b.id, a.booked_amount) a$$),
 -- The snapshot column grouped by must be the one of the scan summed: refused.
  (20, 'GRAIN', 'snapshot of another scan (the report)', $$SELECT b1.balance_date, sum(b2.balance) FROM gt.balances b2 CROSS JOIN (SELECT balance_date FROM gt.balances LIMIT 1) b1 GROUP BY b1.balance_date$$),
  (21, 'GRAIN', 'snapshot of another scan in a window', $$SELECT sum(b2.balance) OVER (PARTITION BY b1.balance_date) FROM gt.balances b2 CROSS JOIN (SELECT balance_date FROM gt.balances LIMIT 1) b1$$),

@@ -116,7 +116,8 @@ AttrNumber *common_grouping_columns(const Agg *agg, int *n) {
 const AttrNumber *distinct_keys(const Plan *plan, int *n) {
     if (IsA(plan, Agg)) {
         const Agg *agg = (const Agg *)plan;
-        if (agg->aggstrategy == AGG_PLAIN || agg->groupingSets != NIL || agg->numCols == 0)
+        if (agg->aggstrategy == AGG_PLAIN || agg->groupingSets != NIL || agg->numCols == 0 ||
+            DO_AGGSPLIT_SKIPFINAL(agg->aggsplit))
             return nullptr;
         *n = agg->numCols;
         return agg->grpColIdx;

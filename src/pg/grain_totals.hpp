@@ -37,11 +37,11 @@ bool repeats_rows(const Plan *plan);
 AttrNumber *common_grouping_columns(const Agg *agg, int *n);
 
 // A node on the way that returns each value of its keys once (GROUP BY, DISTINCT): when those
-// keys are columns of the scan reached covering a unique key of its table, the joins and
-// repeaters below it repeat nothing.
+// keys are columns of the scan reached covering a unique key of its table, the joins and row
+// repeaters below it repeat nothing (a total repeated on each row still counts).
 struct Collapse {
     int path_length;  // the joins above it
-    int repeaters;    // the repeaters above it
+    int repeaters;    // the row repeaters above it
     List *keys;       // per key column, a List of ScanColumn *
 };
 

@@ -37,11 +37,15 @@ struct Trace {
     // The aggregate being traced.
     Oid aggregate;
     bool distinct;
-    List *grouped;     // grain::ScanColumn *: the columns the aggregate groups by
-    List *path;        // Step *: the joins between the current node and the aggregate
-    List *route;       // the CteScans between the current node and the aggregate
-    List *collapses;   // Collapse *: on the way, outermost first
-    int repeaters;     // set-returning projections, recursive unions, initplan values on the way
+    List *grouped;    // grain::ScanColumn *: the columns the aggregate groups by
+    List *path;       // Step *: the joins between the current node and the aggregate
+    List *route;      // the CteScans between the current node and the aggregate
+    List *collapses;  // Collapse *: on the way, outermost first
+    int repeaters;    // set-returning projections and recursive unions on the way
+    // Values repeated on many rows on the way (initplan values, window functions, grouping sets):
+    // no GROUP BY on a key below them makes each row's value its own.
+    int totals;
+    int gathers;       // Gathers on the way: a GROUP BY below one groups one worker's rows
     List *init_plans;  // SubPlan *: every initplan of the statement
     Plan *merged;      // an Append whose rows a whole-row DISTINCT above it merges (UNION)
     int steps_left;
@@ -147,7 +151,8 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
         relations_under(t, other, fact.via, &fact.n_via, kRoom, 0);
         if (fact.n_via == before && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
     }
-    if ((t->gave_up || repeaters > 0) && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
+    if ((t->gave_up || repeaters > 0 || t->totals > 0) && fact.n_via < kRoom)
+        fact.via[fact.n_via++] = InvalidOid;
     // Grouped by a column of this very scan: another scan of the table holds other values.
     single = bms_join(single, grain::columns_of_scan(t->grouped, scan, t->route));
     fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber) * (bms_num_members(single) + 1));
@@ -286,8 +291,11 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
             if (!IsA(plan, Sort) && !IsA(plan, IncrementalSort) && !IsA(plan, Gather) &&
                 !IsA(plan, GatherMerge))
                 t->merged = grain::merged_append(plan);
+            int gather = IsA(plan, Gather) || IsA(plan, GatherMerge) ? 1 : 0;
+            t->gathers += gather;
             if (var->varno == OUTER_VAR) trace_output(t, plan->lefttree, var->varattno);
             if (var->varno == INNER_VAR) trace_output(t, plan->righttree, var->varattno);
+            t->gathers -= gather;
             t->merged = saved;
             return;
         }
@@ -323,10 +331,10 @@ bool trace_expr_walker(Node *node, void *context) {
             ListCell *set;
             foreach (set, sub->setParam) {
                 if (lfirst_int(set) != ((Param *)node)->paramid) continue;
-                ++t->repeaters;
+                ++t->totals;
                 trace_output(t, grain::subplan_of(t->stmt, sub->plan_id),
                              foreach_current_index(set) + 1);
-                --t->repeaters;
+                --t->totals;
             }
         }
         return false;
@@ -335,9 +343,9 @@ bool trace_expr_walker(Node *node, void *context) {
     // total, a running sum, first_value): an aggregate over it counts them again.
     if (IsA(node, WindowFunc)) {
         Trace *t = ((ExprAt *)context)->trace;
-        ++t->repeaters;
+        ++t->totals;
         bool stop = expression_tree_walker(node, WALKER(trace_expr_walker), context);
-        --t->repeaters;
+        --t->totals;
         return stop;
     }
     return expression_tree_walker(node, WALKER(trace_expr_walker), context);
@@ -349,13 +357,15 @@ void trace_output(Trace *t, Plan *plan, AttrNumber attno) {
     // Grouping sets hand each row on once per set (the subtotals repeat the details).
     int repeats = grain::repeats_rows(plan) ? 1 : 0;
     Collapse *collapse =
-        grain::collapse_at(t->stmt, plan, expr, list_length(t->path), t->repeaters, t->route);
+        t->gathers > 0
+            ? nullptr
+            : grain::collapse_at(t->stmt, plan, expr, list_length(t->path), t->repeaters, t->route);
     List *saved = t->collapses;
     if (collapse) t->collapses = lappend(list_copy(saved), collapse);
-    t->repeaters += repeats;
+    t->totals += repeats;
     ExprAt at = {t, plan};
     trace_expr_walker((Node *)expr, &at);
-    t->repeaters -= repeats;
+    t->totals -= repeats;
     t->collapses = saved;
 }
 
@@ -389,6 +399,8 @@ void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *a
     t->route = NIL;
     t->collapses = NIL;
     t->repeaters = 0;
+    t->totals = 0;
+    t->gathers = 0;
     t->steps_left = kStepsPerAggregate;
     t->gave_up = false;
     t->proofs.budget = kStepsPerAggregate;
