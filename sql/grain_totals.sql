@@ -90,6 +90,7 @@ INSERT INTO public.grain_totals VALUES
  (33, 'GRAIN', 'aggregate the foreign server computes over its join', $$SELECT sum(r.booked_amount) FROM gt.fdw_orders r JOIN gt.fdw_lines l ON l.order_id = r.id$$),
  (34, 'GRAIN', 'foreign server sums a snapshot across snapshots', $$SELECT account_id, sum(balance) FROM gt.fdw_balances GROUP BY account_id$$),
  (35, 'GRAIN', 'window total over a join the foreign server may compute', $$SELECT sum(r.booked_amount) OVER () FROM gt.fdw_orders r JOIN gt.fdw_lines l ON l.order_id = r.id$$),
+ (36, 'GRAIN', 'foreign server totals joined to the many side', $$SELECT sum(s.t) FROM (SELECT id, sum(booked_amount) t FROM gt.fdw_orders GROUP BY id) s JOIN gt.order_lines l ON l.order_id = s.id$$),
 -- Safe shapes: they run.
  (101, 'ok', 'GROUP BY the key above the join', $$SELECT sum(booked_amount) FROM (SELECT o.id, o.booked_amount FROM gt.orders o JOIN gt.order_lines l ON l.order_id = o.id GROUP BY o.id) s$$),
  (102, 'ok', 'DISTINCT on the key above the join', $$SELECT sum(booked_amount) FROM (SELECT DISTINCT o.id, o.booked_amount FROM gt.orders o JOIN gt.order_lines l ON l.order_id = o.id) s$$),
@@ -106,7 +107,8 @@ INSERT INTO public.grain_totals VALUES
  (113, 'ok', 'foreign snapshot measure per snapshot', $$SELECT balance_date, sum(balance) FROM gt.remote_balances GROUP BY balance_date$$),
  (114, 'ok', 'foreign measure joined to a primary key', $$SELECT sum(r.booked_amount) FROM gt.remote_orders r JOIN gt.orders o ON o.id = r.id$$),
  (115, 'ok', 'aggregate the foreign server computes alone', $$SELECT sum(booked_amount) FROM gt.fdw_orders$$),
- (116, 'ok', 'foreign server sums a snapshot per snapshot', $$SELECT balance_date, sum(balance) FROM gt.fdw_balances GROUP BY balance_date$$);
+ (116, 'ok', 'foreign server sums a snapshot per snapshot', $$SELECT balance_date, sum(balance) FROM gt.fdw_balances GROUP BY balance_date$$),
+ (117, 'ok', 'foreign server totals summed again', $$SELECT sum(t) FROM (SELECT customer_id, sum(booked_amount) t FROM gt.fdw_orders GROUP BY customer_id) s$$);
 
 SET ROLE regress_agent;
 SELECT n, shape, expect, gate_state(sql) AS got,
@@ -148,12 +150,13 @@ RESET ALL;
 RESET ROLE;
 EXPLAIN (COSTS OFF) SELECT sum(r.booked_amount) FROM gt.fdw_orders r JOIN gt.fdw_lines l ON l.order_id = r.id;
 EXPLAIN (COSTS OFF) SELECT balance_date, sum(balance) FROM gt.fdw_balances GROUP BY balance_date;
+EXPLAIN (COSTS OFF) SELECT sum(t) FROM (SELECT customer_id, sum(booked_amount) t FROM gt.fdw_orders GROUP BY customer_id) s;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 EXPLAIN (COSTS OFF) SELECT sum(r.booked_amount) OVER () FROM gt.fdw_orders r JOIN gt.fdw_lines l ON l.order_id = r.id;
 SET ROLE regress_agent;
-SELECT 'joins pushed to the foreign server' AS plans, n, gate_state(sql) AS got FROM public.grain_totals WHERE n IN (33, 35);
+SELECT 'joins pushed to the foreign server' AS plans, n, gate_state(sql) AS got FROM public.grain_totals WHERE n IN (33, 35, 36);
 RESET ROLE;
 RESET ALL;
 

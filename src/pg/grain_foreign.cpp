@@ -56,7 +56,27 @@ bool pushed_aggregates(Node *node, void *context) {
     return expression_tree_walker(node, WALKER(pushed_aggregates), context);
 }
 
+bool collect_vars(Node *node, void *context) {
+    if (!node) return false;
+    if (IsA(node, Var) && ((Var *)node)->varlevelsup == 0) {
+        *(List **)context = lappend(*(List **)context, node);
+        return false;
+    }
+    return expression_tree_walker(node, WALKER(collect_vars), context);
+}
+
 }  // namespace
+
+List *scan_tlist_vars(Scan *scan, Var *var) {
+    List *tlist = NIL;
+    if (IsA(scan, ForeignScan)) tlist = ((ForeignScan *)scan)->fdw_scan_tlist;
+    if (IsA(scan, CustomScan)) tlist = ((CustomScan *)scan)->custom_scan_tlist;
+    if (var->varno != INDEX_VAR || var->varattno < 1 || var->varattno > list_length(tlist))
+        return NIL;
+    List *out = NIL;
+    collect_vars((Node *)list_nth_node(TargetEntry, tlist, var->varattno - 1)->expr, &out);
+    return out;
+}
 
 Bitmapset *opaque_relids(const Plan *plan) {
     if (IsA(plan, ForeignScan)) return ((const ForeignScan *)plan)->fs_relids;

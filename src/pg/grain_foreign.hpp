@@ -15,6 +15,10 @@ namespace clarify::pg::grain {
 // The range table entries a foreign or custom scan reads; nullptr for other nodes.
 Bitmapset *opaque_relids(const Plan *plan);
 
+// The columns (Var *, of the range table) that `var`, evaluated at a foreign or custom scan, reads
+// through its scan target list (INDEX_VAR); NIL when it is not such a reference.
+List *scan_tlist_vars(Scan *scan, Var *var);
+
 // A column an aggregate computed inside a foreign or custom scan reads.
 struct PushedRead {
     int rti;

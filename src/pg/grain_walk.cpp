@@ -119,14 +119,39 @@ void add_unproven(Trace *t, int rti, AttrNumber attnum, bool joined,
     add_fact(t, fact);
 }
 
-void read_opaque(Trace *t, Plan *plan) {
-    Bitmapset *relids = grain::opaque_relids(plan);
-    int rti = -1;
-    while ((rti = bms_next_member(relids, rti)) >= 0) add_unproven(t, rti, 0, true);
-}
-
 // The column's scan: record the aggregate with the joins on its way that may repeat its rows.
 constexpr int kRoom = 8;  // relations named per fact
+
+// The joins among the first `joins` on the way that repeat rows, and the repeaters, as `via`.
+void add_path(Trace *t, AggregateFact *fact, int joins, bool repeated) {
+    fact->via = (Oid *)palloc(sizeof(Oid) * kRoom);
+    for (int i = 0; i < joins; ++i) {
+        Step *step = (Step *)list_nth(t->path, i);
+        if (!grain::join_repeats(&t->proofs, step->join, step->from_outer)) continue;
+        Plan *other = step->from_outer ? step->join->righttree : step->join->lefttree;
+        int before = fact->n_via;
+        relations_under(t, other, fact->via, &fact->n_via, kRoom, 0);
+        if (fact->n_via == before && fact->n_via < kRoom) fact->via[fact->n_via++] = InvalidOid;
+    }
+    if ((t->gave_up || repeated || t->totals > 0) && fact->n_via < kRoom)
+        fact->via[fact->n_via++] = InvalidOid;
+}
+
+// Column `attnum` of range entry `rti` read through a foreign or custom scan of no single
+// relation (`joined`: of several, by a join the walk cannot follow).
+void reach_opaque(Trace *t, int rti, AttrNumber attnum, bool joined) {
+    if (rti < 1 || rti > list_length(t->stmt->rtable)) return;
+    RangeTblEntry *rte = rt_fetch(rti, t->stmt->rtable);
+    if (!t->watched[rti - 1] || rte->rtekind != RTE_RELATION || attnum < 0) return;
+    AggregateFact fact = {};
+    fact.relation = rte->relid;
+    fact.attnum = attnum;
+    fact.aggregate = t->aggregate;
+    fact.distinct = t->distinct;
+    add_path(t, &fact, list_length(t->path), joined || t->repeaters > 0);
+    fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber));
+    add_fact(t, fact);
+}
 
 void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     RangeTblEntry *rte = rt_fetch(scan->scanrelid, t->stmt->rtable);
@@ -142,23 +167,34 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     fact.attnum = attnum;
     fact.aggregate = t->aggregate;
     fact.distinct = t->distinct;
-    fact.via = (Oid *)palloc(sizeof(Oid) * kRoom);
-    for (int i = 0; i < joins; ++i) {
-        Step *step = (Step *)list_nth(t->path, i);
-        if (!grain::join_repeats(&t->proofs, step->join, step->from_outer)) continue;
-        Plan *other = step->from_outer ? step->join->righttree : step->join->lefttree;
-        int before = fact.n_via;
-        relations_under(t, other, fact.via, &fact.n_via, kRoom, 0);
-        if (fact.n_via == before && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
-    }
-    if ((t->gave_up || repeaters > 0 || t->totals > 0) && fact.n_via < kRoom)
-        fact.via[fact.n_via++] = InvalidOid;
+    add_path(t, &fact, joins, repeaters > 0);
     // Grouped by a column of this very scan: another scan of the table holds other values.
     single = bms_join(single, grain::columns_of_scan(t->grouped, scan, t->route));
     fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber) * (bms_num_members(single) + 1));
     int a = -1;
     while ((a = bms_next_member(single, a)) >= 0) fact.per_value[fact.n_per_value++] = a;
     add_fact(t, fact);
+}
+
+// A foreign or custom scan's column: the columns its scan target list entry reads (an expression
+// the foreign server computes, a column of a join or an aggregate it computes).
+void reach_foreign(Trace *t, Scan *scan, Var *var) {
+    bool joined = bms_num_members(grain::opaque_relids(&scan->plan)) > 1;
+    List *vars = grain::scan_tlist_vars(scan, var);
+    if (vars == NIL && scan->scanrelid == 0) {
+        // Not an entry of its scan target list: any column of any relation it reads.
+        int rti = -1;
+        while ((rti = bms_next_member(grain::opaque_relids(&scan->plan), rti)) >= 0)
+            reach_opaque(t, rti, 0, true);
+    }
+    ListCell *lc;
+    foreach (lc, vars) {
+        Var *v = (Var *)lfirst(lc);
+        if (scan->scanrelid == 0)
+            reach_opaque(t, v->varno, v->varattno, joined);
+        else if (v->varno == (int)scan->scanrelid)
+            reach_scan(t, scan, v->varattno);
+    }
 }
 
 bool trace_expr_walker(Node *node, void *context);
@@ -234,7 +270,10 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
     if (grain::is_relation_scan(plan)) {
         Scan *scan = (Scan *)plan;
         AttrNumber attnum = grain::scan_column(scan, var);
-        if (var->varno == (int)scan->scanrelid || attnum > 0) reach_scan(t, scan, attnum);
+        if (var->varno == (int)scan->scanrelid || attnum > 0)
+            reach_scan(t, scan, attnum);
+        else if (IsA(plan, ForeignScan) || IsA(plan, CustomScan))
+            reach_foreign(t, scan, var);
         return;
     }
     if (is_lateral_source(plan)) {
@@ -269,7 +308,7 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
         case T_ForeignScan:
         case T_CustomScan:
             // A join or aggregate done elsewhere (scanrelid 0): its rows are not known here.
-            read_opaque(t, plan);
+            reach_foreign(t, (Scan *)plan, var);
             return;
         case T_Append:
             trace_branches(t, plan, ((Append *)plan)->appendplans, var->varattno);
