@@ -160,6 +160,17 @@ SELECT 'joins pushed to the foreign server' AS plans, n, gate_state(sql) AS got 
 RESET ROLE;
 RESET ALL;
 
+-- A GROUP BY or DISTINCT costs a step per key each time a column passes it: past the budget the
+-- aggregate counts as unproven (1500 keys passed by 20 references to the measure).
+SET ROLE regress_agent;
+SELECT gate_state(format('SELECT sum(%s) FROM (SELECT DISTINCT o.id, o.booked_amount b, %s FROM gt.orders o) s',
+                         (SELECT string_agg('b', ' + ') FROM generate_series(1, 20)),
+                         (SELECT string_agg(format('o.id + %s', g), ', ') FROM generate_series(1, 1500) g))) AS past_the_budget,
+       gate_state(format('SELECT sum(%s) FROM (SELECT DISTINCT o.id, o.booked_amount b, %s FROM gt.orders o) s',
+                         (SELECT string_agg('b', ' + ') FROM generate_series(1, 2)),
+                         (SELECT string_agg(format('o.id + %s', g), ', ') FROM generate_series(1, 1500) g))) AS within_it;
+RESET ROLE;
+
 -- What the agent receives for a re-summed window total: a fanout slot.
 SET ROLE regress_agent;
 SELECT g -> 'detail' -> 'slots' -> 0 ->> 'kind' AS kind, g -> 'detail' -> 'slots' -> 0 -> 'via' AS via

@@ -134,10 +134,12 @@ const AttrNumber *distinct_keys(const Plan *plan, int *n) {
 }
 
 Collapse *collapse_at(PlannedStmt *stmt, Plan *plan, Expr *expr, int path_length, int repeaters,
-                      List *route) {
+                      List *route, int *steps) {
     int n = 0;
     const AttrNumber *keys = distinct_keys(plan, &n);
     if (!keys || !plain_var(expr)) return nullptr;
+    *steps -= n;
+    if (*steps < 0) return nullptr;
     Collapse *c = (Collapse *)palloc(sizeof(Collapse));
     *c = Collapse{path_length, repeaters, NIL};
     for (int i = 0; i < n; ++i)
@@ -156,9 +158,10 @@ Bitmapset *columns_of_scan(List *columns, Scan *scan, List *route) {
 }
 
 Collapse *collapse_for(Proofs *p, List *collapses, Scan *scan, List *route, Oid relid,
-                       Bitmapset *single) {
+                       Bitmapset *single, int *steps) {
     ListCell *lc, *k;
     foreach (lc, collapses) {
+        if (--*steps < 0) return nullptr;
         Collapse *c = (Collapse *)lfirst(lc);
         Bitmapset *attnums = bms_copy(single);
         bool all = true;

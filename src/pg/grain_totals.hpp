@@ -46,14 +46,16 @@ struct Collapse {
 };
 
 // The collapse `plan` is for an output `expr` that is a plain column (not an aggregate of its
-// group), with the trace's joins, repeaters and route at `plan`; nullptr when none.
+// group), with the trace's joins, repeaters and route at `plan`; nullptr when none. Each key
+// costs a step of `*steps` (none left: nullptr, and the caller gives up).
 Collapse *collapse_at(PlannedStmt *stmt, Plan *plan, Expr *expr, int path_length, int repeaters,
-                      List *route);
+                      List *route, int *steps);
 
 // The outermost of `collapses` (Collapse *) whose keys are all columns of `scan` (on `route`)
-// covering, with its single-valued columns, a unique key of `relid`; nullptr when none.
+// covering, with its single-valued columns, a unique key of `relid`; nullptr when none. Each
+// collapse looked at costs a step of `*steps`.
 Collapse *collapse_for(Proofs *p, List *collapses, Scan *scan, List *route, Oid relid,
-                       Bitmapset *single);
+                       Bitmapset *single, int *steps);
 
 // The columns of this very scan, read through `route`, among `columns` (ScanColumn *).
 Bitmapset *columns_of_scan(List *columns, Scan *scan, List *route);

@@ -158,8 +158,9 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     // attnum 0: a whole-row reference reads every column (sum((o).amount) is sum(o.amount)).
     if (rte->rtekind != RTE_RELATION || attnum < 0 || !t->watched[scan->scanrelid - 1]) return;
     Bitmapset *single = grain::scan_single_valued(&t->proofs, scan);
-    Collapse *collapse =
-        grain::collapse_for(&t->proofs, t->collapses, scan, t->route, rte->relid, single);
+    Collapse *collapse = grain::collapse_for(&t->proofs, t->collapses, scan, t->route, rte->relid,
+                                             single, &t->steps_left);
+    if (t->steps_left < 0) t->gave_up = true;
     int joins = collapse ? collapse->path_length : list_length(t->path);
     int repeaters = collapse ? collapse->repeaters : t->repeaters;
     AggregateFact fact = {};
@@ -395,10 +396,11 @@ void trace_output(Trace *t, Plan *plan, AttrNumber attno) {
     Expr *expr = list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
     // Grouping sets hand each row on once per set (the subtotals repeat the details).
     int repeats = grain::repeats_rows(plan) ? 1 : 0;
-    Collapse *collapse =
-        t->gathers > 0
-            ? nullptr
-            : grain::collapse_at(t->stmt, plan, expr, list_length(t->path), t->repeaters, t->route);
+    Collapse *collapse = t->gathers > 0
+                             ? nullptr
+                             : grain::collapse_at(t->stmt, plan, expr, list_length(t->path),
+                                                  t->repeaters, t->route, &t->steps_left);
+    if (t->steps_left < 0) t->gave_up = true;
     List *saved = t->collapses;
     if (collapse) t->collapses = lappend(list_copy(saved), collapse);
     t->totals += repeats;
