@@ -430,7 +430,6 @@ void find_pushed_aggregates(Trace *t, Plan *plan) {
 }
 
 // Traces one aggregate's arguments, evaluated over `plan`'s child rows.
-
 void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *args, int n_groups,
                      const AttrNumber *groups) {
     t->aggregate = aggregate;
@@ -465,8 +464,8 @@ bool aggregate_walker(Node *node, void *context) {
     if (IsA(node, Aggref) && IsA(plan, Agg)) {
         Aggref *ref = (Aggref *)node;
         Agg *agg = (Agg *)plan;
-        // A partial aggregate is traced from the aggregate that finishes it.
-        // Under grouping sets, it is grouped by the columns every set holds.
+        // A partial aggregate is traced from the aggregate that finishes it; under grouping
+        // sets, an aggregate is grouped by the columns every set holds.
         if (!DO_AGGSPLIT_SKIPFINAL(ref->aggsplit)) {
             int n = 0;
             AttrNumber *groups = grain::common_grouping_columns(agg, &n);
