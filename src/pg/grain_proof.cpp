@@ -407,6 +407,11 @@ bool is_relation_scan(const Plan *plan) {
         case T_TidScan:
         case T_TidRangeScan:
             return true;
+        // A foreign or custom scan of one relation reads its rows like any scan (a join or an
+        // aggregate done elsewhere has scanrelid 0: grain_walk.cpp treats it as unproven).
+        case T_ForeignScan:
+        case T_CustomScan:
+            return ((const Scan *)plan)->scanrelid > 0;
         default:
             return false;
     }
@@ -419,6 +424,13 @@ Plan *subplan_of(PlannedStmt *stmt, int plan_id) {
 
 AttrNumber scan_column(Scan *scan, Var *var) {
     if (var->varno == (int)scan->scanrelid) return var->varattno;
+    if (var->varno == INDEX_VAR && (IsA(scan, ForeignScan) || IsA(scan, CustomScan))) {
+        List *scan_tlist = IsA(scan, ForeignScan) ? ((ForeignScan *)scan)->fdw_scan_tlist
+                                                  : ((CustomScan *)scan)->custom_scan_tlist;
+        if (var->varattno < 1 || var->varattno > list_length(scan_tlist)) return 0;
+        Var *v = simple_var(list_nth_node(TargetEntry, scan_tlist, var->varattno - 1)->expr);
+        return v && v->varno == (int)scan->scanrelid ? v->varattno : 0;
+    }
     if (var->varno == INDEX_VAR && IsA(scan, IndexOnlyScan)) {
         List *index_tlist = ((IndexOnlyScan *)scan)->indextlist;
         if (var->varattno < 1 || var->varattno > list_length(index_tlist)) return 0;

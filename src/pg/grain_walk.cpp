@@ -1,9 +1,11 @@
 #include "pg.hpp"
 #include "compat.hpp"
 #include "grain_walk.hpp"
+#include "grain_foreign.hpp"
 #include "grain_proof.hpp"
 #include "grain_relations.hpp"
 #include "grain_subplans.hpp"
+#include "grain_totals.hpp"
 #include "grain_union.hpp"
 #include "plan_walk_budget.hpp"
 
@@ -18,6 +20,7 @@ namespace clarify::pg {
 
 namespace {
 
+using grain::Collapse;
 using grain::Proofs;
 using grain::Step;
 
@@ -35,20 +38,25 @@ struct Trace {
     // The aggregate being traced.
     Oid aggregate;
     bool distinct;
-    List *grouped;     // of (relation, attnum) pairs as two-element int lists: the grouping columns
-    List *path;        // Step *: the joins and subqueries between this node and the aggregate
-    int repeaters;     // set-returning projections, recursive unions, initplan values on the way
-    List *init_plans;  // SubPlan *: every initplan of the statement
+    List *grouped;    // grain::ScanColumn *: the columns the aggregate groups by
+    List *path;       // Step *: the joins and subqueries between this node and the aggregate
+    List *route;      // the CteScans between the current node and the aggregate
+    List *collapses;  // Collapse *: on the way, outermost first
+    int repeaters;    // set-returning projections, recursive unions, outer values on the way
+    // Values repeated on many rows on the way (initplan values, window functions, grouping sets):
+    // no GROUP BY on a key below them makes each row's value its own.
+    int totals;
+    int gathers;         // Gathers on the way: a GROUP BY below one groups one worker's rows
+    List *init_plans;    // SubPlan *: every initplan of the statement
     List *subplan_uses;  // grain::SubPlanUse *: where each SubPlan is evaluated
     Plan *merged;        // an Append whose rows a whole-row DISTINCT above it merges (UNION)
     int steps_left;
     int statement_steps_left;
     bool gave_up;
     // Memos (plan_walk_budget.hpp): the relations under each node (for the statement), and, for
-    // the aggregate numbered `serial`, the grouping columns already followed and the subplans
-    // already traced (Traced *), so that a CTE read by many references is walked once.
+    // the aggregate numbered `serial`, the subplans already traced (Traced *), so that a CTE read
+    // by many references is walked once.
     walk_budget::Memo *relations;
-    walk_budget::Memo *grouped_seen;
     walk_budget::Memo *traced;
     int serial;
     int copies;  // facts copied from `traced`: where they may repeat facts already found
@@ -73,48 +81,121 @@ void add_fact(Trace *t, const AggregateFact &fact) {
     t->facts[t->count++] = fact;
 }
 
-// The column's scan: record the aggregate with the joins on its way that may repeat its rows.
-
-void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
-    RangeTblEntry *rte = rt_fetch(scan->scanrelid, t->stmt->rtable);
-    // attnum 0: a whole-row reference reads every column (sum((o).amount) is sum(o.amount)).
-    if (rte->rtekind != RTE_RELATION || attnum < 0 || !t->watched[scan->scanrelid - 1]) return;
+// A read of range entry `rti` the walk cannot follow to its rows (through `joined`, a join of
+// unknown cardinality): column `attnum` (0: every governed column), grouped by `per_value`.
+void add_unproven(Trace *t, int rti, AttrNumber attnum, bool joined,
+                  const Bitmapset *per_value = nullptr) {
+    if (rti < 1 || rti > list_length(t->stmt->rtable)) return;
+    RangeTblEntry *rte = rt_fetch(rti, t->stmt->rtable);
+    if (!t->watched[rti - 1] || rte->rtekind != RTE_RELATION || attnum < 0) return;
     AggregateFact fact = {};
     fact.relation = rte->relid;
     fact.attnum = attnum;
     fact.aggregate = t->aggregate;
     fact.distinct = t->distinct;
-    fact.via = (Oid *)palloc(sizeof(Oid) * kRoom);
-    ListCell *lc;
-    foreach (lc, t->path) {
-        Step *step = (Step *)lfirst(lc);
+    fact.via = (Oid *)palloc(sizeof(Oid));
+    if (joined) fact.via[fact.n_via++] = InvalidOid;
+    fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber) * (bms_num_members(per_value) + 1));
+    int a = -1;
+    while ((a = bms_next_member(per_value, a)) >= 0) fact.per_value[fact.n_per_value++] = a;
+    add_fact(t, fact);
+}
+
+// Charges the steps spent since `before` (of the aggregate's budget) to the statement's too;
+// past either the aggregate is unproven.
+void charge(Trace *t, int before) {
+    t->statement_steps_left -= before - t->steps_left;
+    if (t->steps_left < 0 || t->statement_steps_left < 0) t->gave_up = true;
+}
+
+// The joins and subqueries among the first `joins` on the way that repeat rows of `scan`
+// (nullptr: of no single relation, which no outer value picks), and the repeaters, as `via`.
+void add_path(Trace *t, AggregateFact *fact, int joins, bool repeated, Scan *scan) {
+    fact->via = (Oid *)palloc(sizeof(Oid) * kRoom);
+    for (int i = 0; i < joins; ++i) {
+        Step *step = (Step *)list_nth(t->path, i);
         // A subquery's rows repeat once per outer row it is evaluated for (grain_subplans.hpp).
-        if (step->sub
-                ? !grain::subplan_repeats(&t->proofs, t->path, foreach_current_index(lc), scan)
-                : !grain::join_repeats(&t->proofs, step->join, step->from_outer))
+        if (step->sub ? scan && !grain::subplan_repeats(&t->proofs, t->path, i, scan)
+                      : !grain::join_repeats(&t->proofs, step->join, step->from_outer))
             continue;
         Plan *other = step->sub          ? step->at
                       : step->from_outer ? step->join->righttree
                                          : step->join->lefttree;
-        int before = fact.n_via;
-        grain::relations_under(t->stmt, t->relations, other, fact.via, &fact.n_via, kRoom);
-        if (fact.n_via == before && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
+        int before = fact->n_via;
+        grain::relations_under(t->stmt, t->relations, other, fact->via, &fact->n_via, kRoom);
+        if (fact->n_via == before && fact->n_via < kRoom) fact->via[fact->n_via++] = InvalidOid;
     }
-    if ((t->gave_up || t->repeaters > 0) && fact.n_via < kRoom) fact.via[fact.n_via++] = InvalidOid;
+    if ((t->gave_up || repeated || t->totals > 0) && fact->n_via < kRoom)
+        fact->via[fact->n_via++] = InvalidOid;
+}
+
+// Column `attnum` of range entry `rti` read through a foreign or custom scan of no single
+// relation (`joined`: of several, by a join the walk cannot follow).
+void reach_opaque(Trace *t, int rti, AttrNumber attnum, bool joined) {
+    if (rti < 1 || rti > list_length(t->stmt->rtable)) return;
+    RangeTblEntry *rte = rt_fetch(rti, t->stmt->rtable);
+    if (!t->watched[rti - 1] || rte->rtekind != RTE_RELATION || attnum < 0) return;
+    AggregateFact fact = {};
+    fact.relation = rte->relid;
+    fact.attnum = attnum;
+    fact.aggregate = t->aggregate;
+    fact.distinct = t->distinct;
+    add_path(t, &fact, list_length(t->path), joined || t->repeaters > 0, nullptr);
+    fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber));
+    add_fact(t, fact);
+}
+
+// The column's scan: record the aggregate with the joins on its way that may repeat its rows.
+void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
+    RangeTblEntry *rte = rt_fetch(scan->scanrelid, t->stmt->rtable);
+    // attnum 0: a whole-row reference reads every column (sum((o).amount) is sum(o.amount)).
+    if (rte->rtekind != RTE_RELATION || attnum < 0 || !t->watched[scan->scanrelid - 1]) return;
     // Values handed to a subquery on the way vary with the outer row.
     Bitmapset *fixed_params = t->proofs.loop_params;
     t->proofs.loop_params = grain::with_subquery_params(fixed_params, t->path);
     Bitmapset *single = grain::scan_single_valued(&t->proofs, scan);
     t->proofs.loop_params = fixed_params;
-    foreach (lc, t->grouped) {
-        List *pair = (List *)lfirst(lc);
-        if ((Oid)linitial_int(pair) == rte->relid)
-            single = bms_add_member(single, lsecond_int(pair));
-    }
+    int before = t->steps_left;
+    Collapse *collapse = grain::collapse_for(&t->proofs, t->collapses, scan, t->route, rte->relid,
+                                             single, &t->steps_left);
+    charge(t, before);
+    int joins = collapse ? collapse->path_length : list_length(t->path);
+    int repeaters = collapse ? collapse->repeaters : t->repeaters;
+    AggregateFact fact = {};
+    fact.relation = rte->relid;
+    fact.attnum = attnum;
+    fact.aggregate = t->aggregate;
+    fact.distinct = t->distinct;
+    add_path(t, &fact, joins, repeaters > 0, scan);
+    // Grouped by a column of this very scan: another scan of the table holds other values.
+    before = t->steps_left;
+    single = bms_join(single, grain::columns_of_scan(t->grouped, scan, t->route, &t->steps_left));
+    charge(t, before);
     fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber) * (bms_num_members(single) + 1));
     int a = -1;
     while ((a = bms_next_member(single, a)) >= 0) fact.per_value[fact.n_per_value++] = a;
     add_fact(t, fact);
+}
+
+// A foreign or custom scan's column: the columns its scan target list entry reads (an expression
+// the foreign server computes, a column of a join or an aggregate it computes).
+void reach_foreign(Trace *t, Scan *scan, Var *var) {
+    bool joined = bms_num_members(grain::opaque_relids(&scan->plan)) > 1;
+    List *vars = grain::scan_tlist_vars(scan, var);
+    if (vars == NIL && scan->scanrelid == 0) {
+        // Not an entry of its scan target list: any column of any relation it reads.
+        int rti = -1;
+        while ((rti = bms_next_member(grain::opaque_relids(&scan->plan), rti)) >= 0)
+            reach_opaque(t, rti, 0, true);
+    }
+    ListCell *lc;
+    foreach (lc, vars) {
+        Var *v = (Var *)lfirst(lc);
+        if (scan->scanrelid == 0)
+            reach_opaque(t, v->varno, v->varattno, joined);
+        else if (v->varno == (int)scan->scanrelid)
+            reach_scan(t, scan, v->varattno);
+    }
 }
 
 bool trace_expr_walker(Node *node, void *context);
@@ -149,7 +230,7 @@ void trace_lateral(Trace *t, Plan *plan) {
     t->repeaters += repeats;
     trace_expr_walker(exprs, &values);
     t->repeaters -= repeats;
-    List *saved = t->path;
+    List *saved = t->path, *saved_collapses = t->collapses;
     for (int i = list_length(saved) - 1; i >= 0; --i) {
         Step *step = (Step *)list_nth(saved, i);
         if (!IsA(step->join, NestLoop) || step->from_outer) continue;
@@ -159,9 +240,16 @@ void trace_lateral(Trace *t, Plan *plan) {
             if (!bms_is_member(nlp->paramno, params)) continue;
             // The loop itself is added as the join its outer value passes.
             t->path = list_copy_head(saved, i);
+            // Only the nodes above the loop are on the outer value's way.
+            t->collapses = NIL;
+            ListCell *c;
+            foreach (c, saved_collapses)
+                if (((Collapse *)lfirst(c))->path_length <= i)
+                    t->collapses = lappend(t->collapses, lfirst(c));
             ExprAt at = {t, step->join, false};
             trace_expr_walker((Node *)nlp->paramval, &at);
             t->path = saved;
+            t->collapses = saved_collapses;
         }
     }
 }
@@ -188,6 +276,8 @@ struct Traced {
     Step *path;
     int n_path;
     bool repeated;
+    bool totals;   // a total repeated on every row on the way
+    bool gathers;  // a Gather on the way (no GROUP BY below it collapses)
     Plan *merged;
     AggregateFact *facts;
     int n_facts;
@@ -195,14 +285,42 @@ struct Traced {
 
 bool same_way(const Trace *t, const Traced *memo) {
     if (memo->serial != t->serial || memo->busy || memo->n_path != list_length(t->path) ||
-        memo->repeated != (t->repeaters > 0) || memo->merged != t->merged)
+        memo->repeated != (t->repeaters > 0) || memo->totals != (t->totals > 0) ||
+        memo->gathers != (t->gathers > 0) || memo->merged != t->merged)
         return false;
     for (int i = 0; i < memo->n_path; ++i) {
         const Step *step = (const Step *)list_nth(t->path, i);
-        if (step->join != memo->path[i].join || step->from_outer != memo->path[i].from_outer)
+        const Step &seen = memo->path[i];
+        if (step->join != seen.join || step->from_outer != seen.from_outer ||
+            step->sub != seen.sub || step->at != seen.at || step->in_aggregate != seen.in_aggregate)
             return false;
     }
     return true;
+}
+
+// Whether a column of `columns` (ScanColumn *) is read through the current route: a scan the
+// trace may reach from here, whose facts then depend on the way here (not only on the subplan).
+bool read_from_here(Trace *t, List *columns) {
+    ListCell *lc;
+    foreach (lc, columns) {
+        --t->steps_left;
+        const List *route = ((grain::ScanColumn *)lfirst(lc))->route;
+        if (grain::route_within(route, t->route)) return true;
+    }
+    return false;
+}
+
+// Whether the grouping columns or the collapses on the way name a scan under the current route:
+// then the facts found from here depend on this reference, and are not shared with others.
+bool depends_on_route(Trace *t) {
+    int before = t->steps_left;
+    bool depends = read_from_here(t, t->grouped);
+    ListCell *lc, *k;
+    foreach (lc, t->collapses)
+        foreach (k, ((Collapse *)lfirst(lc))->keys)
+            depends = depends || read_from_here(t, (List *)lfirst(k));
+    charge(t, before);
+    return depends;
 }
 
 AggregateFact copy_fact(const AggregateFact &fact) {
@@ -216,6 +334,10 @@ AggregateFact copy_fact(const AggregateFact &fact) {
 // along a way it was traced before for this aggregate, its facts are copied instead.
 void trace_shared(Trace *t, Plan *subplan, AttrNumber attno) {
     if (!subplan) return;
+    if (depends_on_route(t)) {
+        trace_output(t, subplan, attno);
+        return;
+    }
     Traced *memo = (Traced *)walk_budget::memo_get(t->traced, subplan, attno);
     if (memo && same_way(t, memo)) {
         // A copy is a step: facts copied into facts copied stay within the budget.
@@ -230,8 +352,11 @@ void trace_shared(Trace *t, Plan *subplan, AttrNumber attno) {
         return;
     }
     memo = (Traced *)palloc0(sizeof(Traced));
-    *memo = Traced{t->serial,        true,      nullptr, list_length(t->path),
-                   t->repeaters > 0, t->merged, nullptr, 0};
+    *memo = Traced{t->serial,        true,
+                   nullptr,          list_length(t->path),
+                   t->repeaters > 0, t->totals > 0,
+                   t->gathers > 0,   t->merged,
+                   nullptr,          0};
     memo->path = (Step *)palloc(sizeof(Step) * (memo->n_path + 1));
     for (int i = 0; i < memo->n_path; ++i) memo->path[i] = *(Step *)list_nth(t->path, i);
     walk_budget::memo_put(t->traced, subplan, attno, memo);
@@ -254,7 +379,10 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
     if (grain::is_relation_scan(plan)) {
         Scan *scan = (Scan *)plan;
         AttrNumber attnum = grain::scan_column(scan, var);
-        if (var->varno == (int)scan->scanrelid || attnum > 0) reach_scan(t, scan, attnum);
+        if (var->varno == (int)scan->scanrelid || attnum > 0)
+            reach_scan(t, scan, attnum);
+        else if (IsA(plan, ForeignScan) || IsA(plan, CustomScan))
+            reach_foreign(t, scan, var);
         return;
     }
     if (is_lateral_source(plan)) {
@@ -277,9 +405,19 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
                 trace_output(t, ((SubqueryScan *)plan)->subplan, var->varattno);
             return;
         case T_CteScan:
-            if (var->varno == (int)((Scan *)plan)->scanrelid)
+            if (var->varno == (int)((Scan *)plan)->scanrelid) {
+                // Each read of a CTE is a scan of its own.
+                List *saved = t->route;
+                t->route = lappend(list_copy(saved), plan);
                 trace_shared(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
                              var->varattno);
+                t->route = saved;
+            }
+            return;
+        case T_ForeignScan:
+        case T_CustomScan:
+            // A join or aggregate done elsewhere (scanrelid 0): its rows are not known here.
+            reach_foreign(t, (Scan *)plan, var);
             return;
         case T_Append:
             trace_branches(t, plan, ((Append *)plan)->appendplans, var->varattno);
@@ -301,8 +439,11 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
             if (!IsA(plan, Sort) && !IsA(plan, IncrementalSort) && !IsA(plan, Gather) &&
                 !IsA(plan, GatherMerge))
                 t->merged = grain::merged_append(plan);
+            int gather = IsA(plan, Gather) || IsA(plan, GatherMerge) ? 1 : 0;
+            t->gathers += gather;
             if (var->varno == OUTER_VAR) trace_output(t, plan->lefttree, var->varattno);
             if (var->varno == INNER_VAR) trace_output(t, plan->righttree, var->varattno);
+            t->gathers -= gather;
             t->merged = saved;
             return;
         }
@@ -365,10 +506,16 @@ bool trace_expr_walker(Node *node, void *context) {
             trace_subplan_value(at_of(context), sub);
         return false;
     }
+    // A window function's value is computed over many rows and repeated on each of them (a
+    // total, a running sum, first_value): an aggregate over it counts them again.
     if (IsA(node, Aggref) || IsA(node, WindowFunc)) {
         ExprAt inside = *at_of(context);
         inside.in_aggregate = true;
-        return expression_tree_walker(node, WALKER(trace_expr_walker), &inside);
+        int total = IsA(node, WindowFunc) ? 1 : 0;
+        inside.trace->totals += total;
+        bool stop = expression_tree_walker(node, WALKER(trace_expr_walker), &inside);
+        inside.trace->totals -= total;
+        return stop;
     }
     // An initplan's value is computed once and repeated for every row that reads it.
     if (IsA(node, Param) && ((Param *)node)->paramkind == PARAM_EXEC) {
@@ -384,10 +531,10 @@ bool trace_expr_walker(Node *node, void *context) {
             ListCell *set;
             foreach (set, sub->setParam) {
                 if (lfirst_int(set) != ((Param *)node)->paramid) continue;
-                ++t->repeaters;
+                ++t->totals;
                 trace_shared(t, grain::subplan_of(t->stmt, sub->plan_id),
                              foreach_current_index(set) + 1);
-                --t->repeaters;
+                --t->totals;
             }
         }
         trace_outer_value(at_of(context), (Param *)node);
@@ -398,70 +545,44 @@ bool trace_expr_walker(Node *node, void *context) {
 
 void trace_output(Trace *t, Plan *plan, AttrNumber attno) {
     if (!plan || attno < 1 || attno > list_length(plan->targetlist)) return;
+    Expr *expr = list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
+    // Grouping sets hand each row on once per set (the subtotals repeat the details).
+    int repeats = grain::repeats_rows(plan) ? 1 : 0;
+    int before = t->steps_left;
+    Collapse *collapse = t->gathers > 0
+                             ? nullptr
+                             : grain::collapse_at(t->stmt, plan, expr, list_length(t->path),
+                                                  t->repeaters, t->route, &t->steps_left);
+    charge(t, before);
+    List *saved = t->collapses;
+    if (collapse) t->collapses = lappend(list_copy(saved), collapse);
+    t->totals += repeats;
     int first = t->count, copies = t->copies;
     ExprAt at = {t, plan, false};
-    trace_expr_walker((Node *)list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr, &at);
+    trace_expr_walker((Node *)expr, &at);
     // One expression reading a CTE's column twice (x + x): its facts twice say no more than once
     // (branches of a UNION ALL below were told apart already).
     if (t->copies != copies) t->count = grain::drop_duplicate_facts(t->facts, first, t->count);
-}
-
-// The base columns (relation, attnum) that grouping column `attno` of `plan` is a plain copy of.
-// Each (node, column) is followed once per aggregate: a CTE under many references adds nothing new.
-void grouped_columns(Trace *t, Plan *plan, AttrNumber attno) {
-    if (!plan || attno < 1 || attno > list_length(plan->targetlist)) return;
-    check_stack_depth();
-    walk_budget::step(walk_budget::Kind::Grain);
-    if (walk_budget::memo_get(t->grouped_seen, plan, attno) == walk_budget::memo_value(t->serial))
-        return;
-    walk_budget::memo_put(t->grouped_seen, plan, attno, walk_budget::memo_value(t->serial));
-    Expr *e = list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
-    while (e && IsA(e, RelabelType)) e = ((RelabelType *)e)->arg;
-    if (!e || !IsA(e, Var)) return;
-    Var *v = (Var *)e;
-    if (grain::is_relation_scan(plan)) {
-        AttrNumber a = grain::scan_column((Scan *)plan, v);
-        RangeTblEntry *rte = rt_fetch(((Scan *)plan)->scanrelid, t->stmt->rtable);
-        if (a > 0 && rte->rtekind == RTE_RELATION)
-            t->grouped = lappend(t->grouped, list_make2_int((int)rte->relid, a));
-        return;
-    }
-    ListCell *lc;
-    switch (nodeTag(plan)) {
-        case T_SubqueryScan:
-            grouped_columns(t, ((SubqueryScan *)plan)->subplan, v->varattno);
-            return;
-        case T_CteScan:
-            grouped_columns(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
-                            v->varattno);
-            return;
-        case T_Append:
-            foreach (lc, ((Append *)plan)->appendplans)
-                grouped_columns(t, (Plan *)lfirst(lc), v->varattno);
-            return;
-        default:
-            if (v->varno == OUTER_VAR) grouped_columns(t, plan->lefttree, v->varattno);
-            if (v->varno == INNER_VAR) grouped_columns(t, plan->righttree, v->varattno);
-            return;
-    }
+    t->totals -= repeats;
+    t->collapses = saved;
 }
 
 // Past its budget an aggregate may read any watched relation the trace did not reach, through
 // joins it did not look at: each counts as read whole through an unproven join.
 void assume_every_watched(Trace *t) {
-    int n = list_length(t->stmt->rtable);
-    for (int i = 0; i < n; ++i) {
-        RangeTblEntry *rte = rt_fetch(i + 1, t->stmt->rtable);
-        if (!t->watched[i] || rte->rtekind != RTE_RELATION) continue;
-        AggregateFact fact = {};
-        fact.relation = rte->relid;
-        fact.attnum = 0;
-        fact.aggregate = t->aggregate;
-        fact.distinct = t->distinct;
-        fact.via = (Oid *)palloc(sizeof(Oid));
-        fact.via[fact.n_via++] = InvalidOid;
-        fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber));
-        add_fact(t, fact);
+    for (int i = 1; i <= list_length(t->stmt->rtable); ++i) add_unproven(t, i, 0, true);
+}
+
+// Aggregates a foreign server or custom provider computes itself: over the columns they read,
+// grouped by the scan's grouping columns, through an unproven join when it joined relations.
+void find_pushed_aggregates(Trace *t, Plan *plan) {
+    bool joined = bms_num_members(grain::opaque_relids(plan)) > 1;
+    ListCell *lc;
+    foreach (lc, grain::pushed_reads(plan)) {
+        grain::PushedRead *read = (grain::PushedRead *)lfirst(lc);
+        t->aggregate = read->aggregate;
+        t->distinct = read->distinct;
+        add_unproven(t, read->rti, read->attnum, joined, read->grouped);
     }
 }
 
@@ -472,12 +593,22 @@ void trace_aggregate(Trace *t, Plan *plan, Oid aggregate, bool distinct, List *a
     t->distinct = distinct;
     t->grouped = NIL;
     t->path = NIL;
+    t->route = NIL;
+    t->collapses = NIL;
     t->repeaters = 0;
+    t->totals = 0;
+    t->gathers = 0;
     t->steps_left = kStepsPerAggregate;
     t->gave_up = false;
     ++t->serial;
     t->proofs.budget = kStepsPerAggregate;
-    for (int i = 0; i < n_groups; ++i) grouped_columns(t, plan->lefttree, groups[i]);
+    // The grouping columns' scans, within the aggregate's budget (past it: unproven).
+    for (int i = 0; i < n_groups && !t->gave_up; ++i) {
+        int before = t->steps_left;
+        t->grouped = list_concat(t->grouped, grain::base_columns(t->stmt, plan->lefttree, groups[i],
+                                                                 NIL, &t->steps_left));
+        charge(t, before);
+    }
     ExprAt at = {t, plan, true};
     trace_expr_walker((Node *)args, &at);
     if (t->gave_up) assume_every_watched(t);
@@ -496,11 +627,13 @@ bool aggregate_walker(Node *node, void *context) {
     if (IsA(node, Aggref) && IsA(plan, Agg)) {
         Aggref *ref = (Aggref *)node;
         Agg *agg = (Agg *)plan;
-        // A partial aggregate is traced from the aggregate that finishes it.
+        // A partial aggregate is traced from the aggregate that finishes it; under grouping
+        // sets, an aggregate is grouped by the columns every set holds.
         if (!DO_AGGSPLIT_SKIPFINAL(ref->aggsplit)) {
-            bool grouped = agg->groupingSets == NIL;
-            trace_aggregate(at->trace, plan, ref->aggfnoid, ref->aggdistinct != NIL, ref->args,
-                            grouped ? agg->numCols : 0, agg->grpColIdx);
+            int n = 0;
+            AttrNumber *groups = grain::common_grouping_columns(agg, &n);
+            trace_aggregate(at->trace, plan, ref->aggfnoid, ref->aggdistinct != NIL, ref->args, n,
+                            groups);
         }
         return false;
     }
@@ -546,8 +679,12 @@ void find_aggregates(Trace *t, Plan *plan, int depth) {
                 find_aggregates(t, (Plan *)lfirst(lc), depth + 1);
             break;
         case T_CustomScan:
+            find_pushed_aggregates(t, plan);
             foreach (lc, ((CustomScan *)plan)->custom_plans)
                 find_aggregates(t, (Plan *)lfirst(lc), depth + 1);
+            break;
+        case T_ForeignScan:
+            find_pushed_aggregates(t, plan);
             break;
         default:
             break;
@@ -588,7 +725,6 @@ AggregateFacts plan_aggregate_facts(PlannedStmt *stmt, const bool *watched, Decl
     t.proofs.declared_context = declared_context;
     t.statement_steps_left = kStepsPerStatement;
     t.relations = walk_budget::memo_create();
-    t.grouped_seen = walk_budget::memo_create();
     t.traced = walk_budget::memo_create();
     t.proofs.known = walk_budget::memo_create();
     t.proofs.equated = walk_budget::memo_create();
