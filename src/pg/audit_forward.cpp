@@ -236,6 +236,8 @@ bool check_audit_conninfo(char **newval, void **, GucSource) {
         std::memcpy(detail, line.data(), n);
         detail[n] = '\0';
     } catch (...) {
+        // No memory to build the line: the detail stays "out of memory".
+        strlcpy(detail, "out of memory", sizeof(detail));
     }
     PQfreemem(error);
     GUC_check_errdetail("%s", detail);
