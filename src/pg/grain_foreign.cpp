@@ -74,7 +74,8 @@ List *scan_tlist_vars(Scan *scan, Var *var) {
     if (var->varno != INDEX_VAR || var->varattno < 1 || var->varattno > list_length(tlist))
         return NIL;
     List *out = NIL;
-    collect_vars((Node *)list_nth_node(TargetEntry, tlist, var->varattno - 1)->expr, &out);
+    collect_vars((Node *)list_nth_node(TargetEntry, tlist, var->varattno - 1)->expr,
+                 static_cast<void *>(&out));
     return out;
 }
 
