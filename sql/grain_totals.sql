@@ -154,7 +154,14 @@ EXPLAIN (COSTS OFF) SELECT sum(t) FROM (SELECT customer_id, sum(booked_amount) t
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
-EXPLAIN (COSTS OFF) SELECT sum(r.booked_amount) OVER () FROM gt.fdw_orders r JOIN gt.fdw_lines l ON l.order_id = r.id;
+-- The plan without the window's definition line, which EXPLAIN prints from PostgreSQL 18 on.
+DO $$
+DECLARE l text;
+BEGIN
+    FOR l IN EXPLAIN (COSTS OFF) SELECT sum(r.booked_amount) OVER () FROM gt.fdw_orders r JOIN gt.fdw_lines l ON l.order_id = r.id LOOP
+        IF l NOT LIKE '%Window: %' THEN RAISE NOTICE '%', l; END IF;
+    END LOOP;
+END $$;
 SET ROLE regress_agent;
 SELECT 'joins pushed to the foreign server' AS plans, n, gate_state(sql) AS got FROM public.grain_totals WHERE n IN (33, 35, 36);
 RESET ROLE;

@@ -14,6 +14,7 @@ PG_FUNCTION_INFO_V1(clarify_debug_throw_in_guard);
 }
 
 #include <cstring>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -34,8 +35,10 @@ void probe_context(void *) {
     MemoryContextSwitchTo(TopMemoryContext);
     if (std::strcmp(kind, "bad_alloc") == 0) throw std::bad_alloc();
     if (std::strcmp(kind, "allocation") == 0) {
-        std::vector<char> huge;
-        huge.reserve(huge.max_size());  // operator new fails: a real std::bad_alloc
+        // A call of operator new itself, which no compiler may elide (a new-expression whose
+        // result is unused may be, and GCC 14 does): it fails, a real std::bad_alloc.
+        void *huge = ::operator new(std::numeric_limits<std::size_t>::max() / 2);
+        ::operator delete(huge);
     }
     throw std::runtime_error("thrown inside the body");
 }
