@@ -4,8 +4,8 @@ EXTENSION = pg_clarify
 DATA = $(wildcard catalog/pg_clarify--*.sql)
 PGFILEDESC = "pg_clarify - clarification gate for Text-to-SQL agents"
 
-CORE_SRCS = $(wildcard src/core/*.cpp)
-GLUE_SRCS = $(wildcard src/pg/*.cpp)
+CORE_SRCS = $(wildcard src/core/*.cpp src/core/*/*.cpp)
+GLUE_SRCS = $(wildcard src/pg/*.cpp src/pg/*/*.cpp)
 OBJS = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 
 # `make installcheck` runs sql/*.sql in a temporary instance that preloads the library
@@ -20,8 +20,8 @@ REGRESS_OPTS = --temp-instance=tmp_check/instance --temp-config=test/regress.con
 REGRESS_PREP = regress-prep
 
 PG_CONFIG ?= pg_config
-# libpq: a standby's audit writer forwards its decisions to the primary (src/pg/audit_forward.cpp).
-PG_CPPFLAGS = -Isrc/core -Isrc/pg -I$(shell $(PG_CONFIG) --includedir)
+# libpq: a standby's audit writer forwards its decisions to the primary (src/pg/replica/forward.cpp).
+PG_CPPFLAGS = -Isrc -I$(shell $(PG_CONFIG) --includedir)
 # Warnings are errors: the glue and the core build warning-free against the server headers.
 # C++17 code: `concept` is an identifier here, not the C++20 keyword newer compilers warn about.
 PG_CXXFLAGS = -std=c++17 -Wno-register -Wall -Wextra -Werror -Wno-unused-parameter \

@@ -89,7 +89,7 @@ CREATE TRIGGER role_name_resolve
     BEFORE INSERT OR UPDATE OF granted_to, granted_to_oid ON clarify.approvals
     FOR EACH ROW EXECUTE FUNCTION clarify.role_name_resolve('granted_to', 'granted_to_oid');
 
--- The library calls it after ALTER ROLE ... RENAME in this database (src/pg/role_rename.cpp).
+-- The library calls it after ALTER ROLE ... RENAME in this database (src/pg/catalog/role_rename.cpp).
 -- Rows by the old name too: one restored before the role existed has no OID recorded.
 CREATE FUNCTION clarify.role_renamed(role oid, old_name name) RETURNS void
     LANGUAGE sql VOLATILE

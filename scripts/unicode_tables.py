@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/core/unicode_tables.inc: the Unicode tables the whole-word matching of `explicit`
+"""Writes src/core/decide/unicode_tables.inc: the Unicode tables the whole-word matching of `explicit`
 bindings needs, so that the build never needs the Unicode data files.
 
     scripts/unicode_tables.py [UNICODE_DIR]    (default /usr/share/unicode: Debian's unicode-data)
@@ -14,7 +14,7 @@ import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUTPUT = os.path.join(REPO, "src", "core", "unicode_tables.inc")
+OUTPUT = os.path.join(REPO, "src", "core", "decide", "unicode_tables.inc")
 
 
 def data_lines(path):

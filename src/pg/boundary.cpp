@@ -1,5 +1,5 @@
-#include "pg.hpp"
-#include "boundary.hpp"
+#include "pg/pg.hpp"
+#include "pg/boundary.hpp"
 
 #include <cstring>
 

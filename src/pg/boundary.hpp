@@ -22,7 +22,7 @@
 // sql/boundary_throw.sql and test/shell/crash_free.t throw inside both on purpose.
 #pragma once
 
-#include "pg.hpp"
+#include "pg/pg.hpp"
 extern "C" {
 #include "utils/memutils.h"
 }

@@ -1,8 +1,8 @@
 // Test-only entry point that throws C++ exceptions inside pg_guard and cpp_entry bodies
 // (sql/boundary_throw.sql, test/shell/crash_free.t). No extension script declares it: only a
 // superuser can bind it (CREATE FUNCTION ... LANGUAGE C), and it refuses non-superusers.
-#include "pg.hpp"
-#include "boundary.hpp"
+#include "pg/pg.hpp"
+#include "pg/boundary.hpp"
 
 extern "C" {
 #include "fmgr.h"

@@ -1,7 +1,7 @@
-// The version-dependent accessors declared in compat.hpp. Plain PostgreSQL code: call them inside
-// pg_guard unless they say they never raise.
-#include "pg.hpp"
-#include "compat.hpp"
+// The version-dependent accessors declared in pg/compat.hpp. Plain PostgreSQL code: call them
+// inside pg_guard unless they say they never raise.
+#include "pg/pg.hpp"
+#include "pg/compat.hpp"
 
 extern "C" {
 #include "access/sysattr.h"

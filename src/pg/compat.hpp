@@ -1,9 +1,9 @@
-// Everything that differs between PostgreSQL major versions lives here and in compat.cpp
+// Everything that differs between PostgreSQL major versions lives here and in pg/compat.cpp
 // (tested: 15, 17 and 18). Code that walks range tables or plans asks these accessors instead of
 // reading the version-dependent fields itself.
 #pragma once
 
-#include "pg.hpp"
+#include "pg/pg.hpp"
 
 #include <vector>
 

@@ -1,5 +1,5 @@
 // Entry of the library: fail closed unless preloaded, then settings, hooks and callbacks.
-#include "pg.hpp"
+#include "pg/pg.hpp"
 extern "C" {
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -9,12 +9,12 @@ PG_MODULE_MAGIC;
 PGDLLEXPORT void _PG_init(void);
 }
 
-#include "audit_keeper.hpp"
-#include "audit_writer.hpp"
-#include "compat.hpp"
-#include "gate.hpp"
-#include "governance.hpp"
-#include "settings.hpp"
+#include "pg/audit/retention.hpp"
+#include "pg/audit/writer.hpp"
+#include "pg/compat.hpp"
+#include "pg/executor/hooks.hpp"
+#include "pg/catalog/catalog_cache.hpp"
+#include "pg/settings.hpp"
 
 void _PG_init(void) {
     if (!process_shared_preload_libraries_in_progress)

@@ -1,9 +1,9 @@
-#include "pg.hpp"
-#include "settings.hpp"
-#include "audit_forward.hpp"
-#include "boundary.hpp"
-#include "compat.hpp"
-#include "plan_walk_budget.hpp"
+#include "pg/pg.hpp"
+#include "pg/settings.hpp"
+#include "pg/replica/forward.hpp"
+#include "pg/boundary.hpp"
+#include "pg/compat.hpp"
+#include "pg/plan/walk_budget.hpp"
 
 extern "C" {
 #include "mb/pg_wchar.h"

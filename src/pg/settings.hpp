@@ -2,9 +2,9 @@
 // record ("The resolution record").
 #pragma once
 
-#include "pg.hpp"
-#include "decision.hpp"
-#include "record.hpp"
+#include "pg/pg.hpp"
+#include "core/decide/decision.hpp"
+#include "core/model/record.hpp"
 
 #include <memory>
 #include <string>

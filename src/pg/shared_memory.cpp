@@ -1,7 +1,7 @@
-#include "pg.hpp"
-#include "shared_memory.hpp"
-#include "decision_ids.hpp"
-#include "audit_queue.hpp"
+#include "pg/pg.hpp"
+#include "pg/shared_memory.hpp"
+#include "pg/audit/decision_ids.hpp"
+#include "pg/audit/queue.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -19,10 +19,10 @@ struct SharedState {
     pg_atomic_uint64 next_decision_id;
     pg_atomic_uint64 purge_generation;
     // The first decision id of this start of shared memory: decisions below it that the WAL
-    // holds were made before (audit_protocol.hpp).
+    // holds were made before (core/audit/protocol.hpp).
     uint64 life_first_id;
-    // The key of the audit's identities (audit_hash.hpp): drawn at each start of shared memory,
-    // written before any backend exists and never changed, never shown to SQL.
+    // The key of the audit's identities (core/audit/hash.hpp): drawn at each start of shared
+    // memory, written before any backend exists and never changed, never shown to SQL.
     AuditKey audit_key;
 };
 

@@ -1,9 +1,9 @@
 // What pg_clarify keeps in shared memory: the decision id counter, the purge generation, the
-// audit's key, and the audit queue (audit_queue.hpp), set up when the library is preloaded.
+// audit's key, and the audit queue (pg/audit/queue.hpp), set up when the library is preloaded.
 #pragma once
 
-#include "pg.hpp"
-#include "audit_hash.hpp"
+#include "pg/pg.hpp"
+#include "core/audit/hash.hpp"
 
 extern "C" {
 #include "port/atomics.h"
@@ -13,7 +13,7 @@ namespace clarify::pg {
 
 void install_shared_memory();
 
-// The counter decision ids are taken from (decision_ids.cpp).
+// The counter decision ids are taken from (pg/audit/decision_ids.cpp).
 pg_atomic_uint64 *shared_decision_ids();
 
 // The first decision id taken since shared memory was set up (this server start).

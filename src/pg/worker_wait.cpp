@@ -1,5 +1,5 @@
-#include "pg.hpp"
-#include "worker_wait.hpp"
+#include "pg/pg.hpp"
+#include "pg/worker_wait.hpp"
 
 extern "C" {
 #include "miscadmin.h"

@@ -2,7 +2,7 @@
 // socket waits): the latch, optionally a socket, a timeout; then interrupts and reloads served.
 #pragma once
 
-#include "pg.hpp"
+#include "pg/pg.hpp"
 
 namespace clarify::pg {
 

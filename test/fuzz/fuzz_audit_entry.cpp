@@ -1,7 +1,7 @@
 // The audit-entry decoder on any bytes (a queue entry is only ever written by encode(), but the
 // writer must not trust shared memory blindly): it refuses with AuditFormatError or returns an
 // entry that encodes back to bytes decoding to the same entry.
-#include "audit_record.hpp"
+#include "core/audit/record.hpp"
 #include "fuzz_check.hpp"
 
 #include <cstddef>

@@ -1,11 +1,11 @@
-// Forwarded batches (src/core/forward_batch.hpp), both sides. The first byte picks one:
+// Forwarded batches (src/core/audit/forward_batch.hpp), both sides. The first byte picks one:
 // - even: the rest is a batch as a sender may craft it. Splitting, resolving and identifying it
 //   refuse or succeed; once resolved, no entry is short, every text lies in the batch's own bytes
 //   and the bytes hashed for its identities never exceed the batch's.
 // - odd: the rest chooses decisions (texts from a small pool, full, short already, notes, hashes
 //   missing) that a standby's writer adds to a batch. The primary always resolves that batch, and
 //   each entry keeps its fixed fields, and its texts when the batch could carry them.
-#include "forward_batch.hpp"
+#include "core/audit/forward_batch.hpp"
 #include "fuzz_check.hpp"
 
 #include <cstddef>

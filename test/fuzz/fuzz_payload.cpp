@@ -1,12 +1,12 @@
-// The payload builder (payload.cpp) fed by any resolution record: the record's strings also become
-// catalog rows (labels, descriptions, terms, column names), so whatever text reaches a payload
-// comes from the fuzzer. Every JSON output must parse and cast to jsonb, and the message and hint
-// stay single lines of valid UTF-8.
-#include "audit_record.hpp"
+// The payload builder (core/render/payload.cpp) fed by any resolution record: the record's strings
+// also become catalog rows (labels, descriptions, terms, column names), so whatever text reaches a
+// payload comes from the fuzzer. Every JSON output must parse and cast to jsonb, and the message
+// and hint stay single lines of valid UTF-8.
+#include "core/audit/record.hpp"
 #include "fuzz_check.hpp"
-#include "jsonb_input.hpp"
-#include "payload.hpp"
-#include "record.hpp"
+#include "core/model/jsonb_input.hpp"
+#include "core/render/payload.hpp"
+#include "core/model/record.hpp"
 #include "revenue_fixture.hpp"
 
 #include <nlohmann/json.hpp>

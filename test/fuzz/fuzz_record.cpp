@@ -2,7 +2,7 @@
 // bytes: it refuses with RecordError or returns a record whose canonical JSON parses back to
 // itself.
 #include "fuzz_check.hpp"
-#include "record.hpp"
+#include "core/model/record.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Writes the audit_entry target's seeds: real queue entries (full, short, a note) from encode().
 // Run after a change to the entry format: make_seeds test/fuzz/corpus/audit_entry
-#include "audit_record.hpp"
+#include "core/audit/record.hpp"
 
 #include <cstdio>
 #include <fstream>

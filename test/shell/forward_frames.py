@@ -1,5 +1,5 @@
-"""Builds forwarded audit batches as a standby's writer frames them (src/core/audit_record.cpp,
-src/core/forward_batch.cpp), to call clarify.audit_ingest() with crafted ones.
+"""Builds forwarded audit batches as a standby's writer frames them (src/core/audit/record.cpp,
+src/core/audit/forward_batch.cpp), to call clarify.audit_ingest() with crafted ones.
 
 An entry: the fixed part (little-endian), then length-prefixed texts; a short entry carries only
 the question id after the fixed part. A frame: a 4-byte big-endian length, then the entry.
@@ -12,7 +12,7 @@ STATES = ["RESOLVED", "AMBIGUOUS", "UNSUPPORTED", "MISMATCH", "UNVERIFIED", "GRA
 
 
 def origin_node(origin):
-    """The low byte of every decision id an origin makes (src/pg/audit_origin.cpp)."""
+    """The low byte of every decision id an origin makes (src/pg/replica/origin.cpp)."""
     h = 2166136261
     for c in origin.encode():
         h = ((h ^ c) * 16777619) & 0xFFFFFFFF

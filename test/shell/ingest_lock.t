@@ -3,7 +3,7 @@
 # agent holding the advisory key the 1.1 ingest locked (computable from the origin's name, and
 # shown in pg_locks) does not stall the ingest, and none of the obvious handles on the origin's
 # row are open to it. A batch sent again while its first sending is being written still waits
-# for it and is written once (src/pg/audit_forward_ingest.cpp).
+# for it and is written once (src/pg/replica/ingest.cpp).
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 plan 9

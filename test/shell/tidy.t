@@ -29,16 +29,16 @@ if [[ -n ${CLARIFY_IN_CHROOT:-} ]]; then
     newer=(--checks=-performance-enum-size,-bugprone-assignment-in-if-condition,-bugprone-unchecked-optional-access)
 fi
 if [[ -f build/compile_commands.json ]]; then
-    found=$(findings src/core/*.cpp -- "${newer[@]}" -p build)
+    found=$(findings src/core/*/*.cpp -- "${newer[@]}" -p build)
     if [[ -z $found ]]; then pass "clang-tidy finds nothing in src/core"; else
         fail "clang-tidy finds nothing in src/core" "$(head -n 20 <<<"$found")"; fi
 else
     fail "clang-tidy finds nothing in src/core" "no build/compile_commands.json (cmake -B build)"
 fi
 server_includes=$("$PG_BINDIR/pg_config" --includedir-server)
-# libpq-fe.h, for the standby's forwarding (src/pg/audit_forward.cpp).
+# libpq-fe.h, for the standby's forwarding (src/pg/replica/forward.cpp).
 client_includes=$("$PG_BINDIR/pg_config" --includedir)
-found=$(findings src/pg/*.cpp -- "${newer[@]}" -- -std=c++17 -Isrc/core -Isrc/pg -I"$server_includes" \
+found=$(findings src/pg/*.cpp src/pg/*/*.cpp -- "${newer[@]}" -- -std=c++17 -Isrc -I"$server_includes" \
     -I"$client_includes" -D_GNU_SOURCE -Wno-register)
 if [[ -z $found ]]; then pass "clang-tidy finds nothing in src/pg"; else
     fail "clang-tidy finds nothing in src/pg" "$(head -n 20 <<<"$found")"; fi

@@ -1,6 +1,6 @@
 // The audit's keyed identities: SipHash-2-4 with 128-bit output, checked against the reference
 // implementation's published vectors, and the properties the audit relies on.
-#include "audit_hash.hpp"
+#include "core/audit/hash.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "audit_protocol.hpp"
-#include "audit_record.hpp"
+#include "core/audit/protocol.hpp"
+#include "core/audit/record.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The audit entry's encoding: what the backend queues is what the writer reads, copied or viewed.
-#include "audit_record.hpp"
+#include "core/audit/record.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The catalog snapshot: term normalization, look-ups, and the fixture's governed columns.
-#include "catalog.hpp"
+#include "core/model/catalog.hpp"
 #include "revenue_fixture.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // docs/reference.md (The resolution record, The read set): deciding a statement's governed read set
 // under a resolution record: defaults, eligibility, columns of several concepts, precedence.
-#include "decision.hpp"
+#include "core/decide/decision.hpp"
 #include "decide_fixture.hpp"
 
 #include <gtest/gtest.h>

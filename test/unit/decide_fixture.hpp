@@ -1,7 +1,7 @@
 // Shared by the decide tests: a revenue catalog with a few more columns and concepts, and
 // look-ups into a decision.
 #pragma once
-#include "decision.hpp"
+#include "core/decide/decision.hpp"
 #include "revenue_fixture.hpp"
 
 #include <string>

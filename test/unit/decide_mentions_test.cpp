@@ -1,7 +1,7 @@
 // docs/reference.md, "Which terms decide a column": the terms the question mentions decide; a
 // one-meaning synonym covers a column only when no deciding term is ambiguous.
 #include "decide_fixture.hpp"
-#include "payload.hpp"
+#include "core/render/payload.hpp"
 
 #include <gtest/gtest.h>
 

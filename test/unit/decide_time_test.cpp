@@ -1,7 +1,7 @@
 // The time rules and impact in decide(): a dated measure's period against a bound window or a
 // required range, slots ordered by impact, and low-impact ambiguity assumed below a threshold.
 #include "decide_fixture.hpp"
-#include "payload.hpp"
+#include "core/render/payload.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // asked whenever a dated measure is read, bounded SQL or not, and once resolved the range must
 // equal its window.
 #include "decide_fixture.hpp"
-#include "payload.hpp"
+#include "core/render/payload.hpp"
 
 #include <gtest/gtest.h>
 

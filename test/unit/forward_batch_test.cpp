@@ -1,6 +1,6 @@
 // A forwarded batch (standby writer -> clarify.audit_ingest): each text once per batch, and what
 // the primary refuses in a batch whose short entries do not resolve within it.
-#include "forward_batch.hpp"
+#include "core/audit/forward_batch.hpp"
 
 #include <gtest/gtest.h>
 

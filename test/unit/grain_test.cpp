@@ -1,8 +1,8 @@
 // Grain: fan-out and additivity slots from the aggregates a plan shows (docs/reference.md,
 // "Grain"), their JSON, MESSAGE and HINT, and their place after the meaning states.
 #include "decide_fixture.hpp"
-#include "grain.hpp"
-#include "payload.hpp"
+#include "core/decide/grain.hpp"
+#include "core/render/payload.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

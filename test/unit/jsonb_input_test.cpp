@@ -1,7 +1,7 @@
 // PostgreSQL's jsonb input rules as the core checks them: every case below was compared with
 // PostgreSQL 15's own '...'::jsonb in a database of the encoding named.
-#include "jsonb_input.hpp"
-#include "unicode.hpp"
+#include "core/model/jsonb_input.hpp"
+#include "core/decide/unicode.hpp"
 
 #include <gtest/gtest.h>
 

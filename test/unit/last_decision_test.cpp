@@ -1,5 +1,5 @@
 // clarify.last_decision()'s JSON, built from the audit record and what the glue adds.
-#include "last_decision_json.hpp"
+#include "core/render/last_decision_json.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // docs/reference.md, "Which terms decide a column": the governed terms a question mentions
 // (whole words, in order, case-folded as `explicit` compares labels).
-#include "catalog.hpp"
-#include "words.hpp"
+#include "core/model/catalog.hpp"
+#include "core/decide/words.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // docs/reference.md (SQLSTATEs, Functions, Tables and views): the DETAIL payload, the message and
 // hint, resolve()'s JSON, audit columns.
-#include "payload.hpp"
+#include "core/render/payload.hpp"
 #include "revenue_fixture.hpp"
 
 #include <gtest/gtest.h>

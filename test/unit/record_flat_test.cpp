@@ -1,6 +1,6 @@
 // The flat encoding of a parsed resolution record, kept as the GUC's extra: free of pointers,
 // so it survives being copied anywhere.
-#include "record.hpp"
+#include "core/model/record.hpp"
 #include "record_fixture.hpp"
 
 #include <gtest/gtest.h>

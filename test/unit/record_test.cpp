@@ -1,6 +1,6 @@
 // docs/reference.md, "The resolution record": the resolution record's two shapes, every refusal,
 // and the flat GUC encoding.
-#include "record.hpp"
+#include "core/model/record.hpp"
 #include "record_fixture.hpp"
 
 #include <gtest/gtest.h>

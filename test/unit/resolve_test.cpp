@@ -1,6 +1,6 @@
 // docs/reference.md (SQLSTATEs, Functions): resolving one term (clarify.resolve) in the agent's
 // context.
-#include "decision.hpp"
+#include "core/decide/decision.hpp"
 #include "revenue_fixture.hpp"
 
 #include <gtest/gtest.h>

@@ -2,9 +2,9 @@
 // "revenue", a draft "margin", one "country". Tests edit the rows (status, validity, defaults,
 // approvals) before build() finalizes them.
 #pragma once
-#include "catalog.hpp"
-#include "decision.hpp"
-#include "record.hpp"
+#include "core/model/catalog.hpp"
+#include "core/decide/decision.hpp"
+#include "core/model/record.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The one table of states: each state's name, SQLSTATE and status, QC005 included.
-#include "states.hpp"
+#include "core/model/states.hpp"
 
 #include <gtest/gtest.h>
 

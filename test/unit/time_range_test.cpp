@@ -1,6 +1,6 @@
 // The range algebra: half-open intervals narrowed by conditions, dates rounded to midnights by
 // the glue's `next`, and the instants' text.
-#include "time_range.hpp"
+#include "core/decide/time_range.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The whole-word, case-insensitive match that verifies `explicit` bindings (docs/reference.md, "The
 // resolution record").
-#include "words.hpp"
+#include "core/decide/words.hpp"
 
 #include <gtest/gtest.h>
 

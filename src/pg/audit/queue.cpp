@@ -1,0 +1,455 @@
+#include "pg/audit/queue.hpp"
+#include "pg/audit/queue_layout.hpp"
+#include "core/audit/record.hpp"
+#include "pg/audit/wal.hpp"
+#include "pg/settings.hpp"
+#include "pg/shared_memory.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/atomics.h"
+#include "postmaster/bgworker.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "access/xlog.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "storage/pmsignal.h"
+#include "utils/timestamp.h"
+}
+
+#include <climits>
+#include <cstring>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace clarify::pg {
+
+AuditQueue *queue = nullptr;
+bool attached_here = false;
+
+void wake_sleepers(AuditSlot *slot) {
+    pg_atomic_fetch_add_u32(&slot->commit_seq, 1);  // a full barrier
+    if (pg_atomic_read_u32(&slot->sleepers) == 0) return;
+#ifdef __linux__
+    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+#endif
+}
+
+char *ring_of(AuditSlot *slot) {
+    return reinterpret_cast<char *>(queue) + slot->ring_offset;
+}
+
+void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
+    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
+    memcpy(dst, ring_of(slot) + off, first);
+    memcpy(dst + first, ring_of(slot), n - first);
+}
+
+void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
+    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
+    memcpy(ring_of(slot) + off, src, first);
+    memcpy(ring_of(slot), src + first, n - first);
+}
+
+AuditSlot *find_slot(Oid database, bool claim) {
+    for (int i = 0; i < queue->nslots; ++i)
+        if (queue->slots[i].database == database) return &queue->slots[i];
+    if (!claim) return nullptr;
+    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
+    AuditSlot *found = nullptr;
+    for (int i = 0; i < queue->nslots && !found; ++i)
+        if (queue->slots[i].database == database) found = &queue->slots[i];
+    for (int i = 0; i < queue->nslots && !found; ++i) {
+        AuditSlot *slot = &queue->slots[i];
+        LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+        if (slot->database == InvalidOid) {
+            // A fresh start for this database: its counters are its own.
+            slot->database = database;
+            slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
+            slot->failed_batches = slot->malformed = 0;
+            slot->last_error[0] = '\0';
+            slot->marks.head = slot->marks.tail = 0;
+            slot->recover_pending = false;
+            slot->forward_state[0] = '\0';
+            slot->forward_acknowledged_at = 0;
+            published_clear(slot->published);
+            found = slot;
+        }
+        LWLockRelease(slot->lock);
+    }
+    LWLockRelease(queue->assign_lock);
+    return found;
+}
+
+DurableMark *marks_of(AuditSlot *slot) {
+    return reinterpret_cast<DurableMark *>(reinterpret_cast<char *>(queue) + slot->marks_offset);
+}
+
+bool slot_drained(AuditSlot *slot) {
+    return pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos) &&
+           !slot->recover_pending;
+}
+
+namespace {
+
+constexpr const char *kTranche = "pg_clarify audit queue";
+// The longest single sleep of a waiter: interrupts (cancel, statement_timeout, terminate) and
+// the postmaster's death are noticed within this.
+constexpr long kWaiterNapMs = 20;
+
+// Sleeps until the slot's commit sequence is no longer `seen`, at most timeout_ms (and at most
+// kWaiterNapMs); then serves interrupts. Spurious returns are fine: callers loop.
+void sleep_on_commit(AuditSlot *slot, uint32 seen, long timeout_ms) {
+    long ms = Max(1L, Min(timeout_ms, kWaiterNapMs));
+    pg_atomic_fetch_add_u32(&slot->sleepers, 1);
+    pgstat_report_wait_start(PG_WAIT_EXTENSION);
+#ifdef __linux__
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAIT, seen, &ts, nullptr, 0);
+#else
+    if (pg_atomic_read_u32(&slot->commit_seq) == seen) pg_usleep(1000L);
+#endif
+    pgstat_report_wait_end();
+    pg_atomic_fetch_sub_u32(&slot->sleepers, 1);
+    if (!PostmasterIsAlive()) proc_exit(1);
+    CHECK_FOR_INTERRUPTS();
+}
+
+Size header_size(int nslots) {
+    return MAXALIGN(offsetof(AuditQueue, slots) + sizeof(AuditSlot) * nslots);
+}
+
+// Every entry takes at least its length word and fixed part: this many marks never run out.
+uint64 marks_capacity(uint64 ring) {
+    return ring / (sizeof(uint32) + kAuditEntryPrefix) + 1;
+}
+
+uint64 ring_bytes() {
+    // Never smaller than the largest entry a 64 kB record can make.
+    uint64 total = uint64(audit_queue_size_kb) * 1024;
+    return MAXALIGN(Max(total / uint64(audit_databases), uint64(256 * 1024)));
+}
+
+}  // namespace
+
+int start_writer(AuditSlot *slot, Oid database) {
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    if (slot->database != database) {
+        LWLockRelease(slot->lock);
+        return -1;
+    }
+    TimestampTz now = GetCurrentTimestamp();
+    bool needed = !slot->writer_registered ||
+                  (slot->writer_pid == 0 &&
+                   TimestampDifferenceExceeds(slot->registered_at, now, kWriterStartupMs));
+    if (needed) {
+        slot->writer_registered = true;
+        slot->registered_at = now;
+    }
+    bool reserved = slot->reserved;
+    Latch *waiting = nullptr;
+    if (needed && reserved) {
+        slot->writer_requested = true;
+        waiting = slot->reserved_latch;
+    }
+    LWLockRelease(slot->lock);
+    if (!needed) return 1;
+    // The reserved writer keeps its slot for the server's life: asking it needs no free one. It
+    // is asked again when it has not attached in time (it may have failed to connect).
+    if (reserved) {
+        if (waiting) SetLatch(waiting);
+        return 1;
+    }
+
+    BackgroundWorker worker;
+    memset(&worker, 0, sizeof(worker));
+    worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+    // On a hot standby too: there the writer forwards to the primary (pg/replica/forward.cpp).
+    worker.bgw_start_time = BgWorkerStart_ConsistentState;
+    worker.bgw_restart_time = BGW_NEVER_RESTART;
+    snprintf(worker.bgw_library_name, BGW_MAXLEN, "pg_clarify");
+    snprintf(worker.bgw_function_name, BGW_MAXLEN, "clarify_audit_writer_main");
+    snprintf(worker.bgw_name, BGW_MAXLEN, "pg_clarify audit writer for database %u", database);
+    snprintf(worker.bgw_type, BGW_MAXLEN, "pg_clarify audit writer");
+    worker.bgw_main_arg = ObjectIdGetDatum(database);
+    BackgroundWorkerHandle *handle;
+    if (RegisterDynamicBackgroundWorker(&worker, &handle)) return 1;
+    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    slot->writer_registered = false;
+    // Nothing queued and nobody to write it: the queue goes back to the pool, free for a
+    // database that has a writer.
+    if (slot->database == database && slot->writer_pid == 0 && slot_drained(slot))
+        slot->database = InvalidOid;
+    LWLockRelease(slot->lock);
+    LWLockRelease(queue->assign_lock);
+    ereport(WARNING,
+            (errmsg("pg_clarify could not start an audit writer for this database"),
+             errhint("Raise max_worker_processes, or pg_clarify.audit_writers (which reserves "
+                     "worker slots at server start).")));
+    return 0;
+}
+
+namespace {
+
+// A waiter gave up (timed out, found no room, or its batch was not confirmed): counted in the
+// slot's timeouts (clarify.audit_queue()), and `result` returned.
+SubmitResult count_failed_wait(AuditSlot *slot, SubmitResult result = SubmitResult::TimedOut) {
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    slot->timeouts++;
+    LWLockRelease(slot->lock);
+    return result;
+}
+
+long remaining_ms(TimestampTz deadline) {
+    long ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+    return ms;
+}
+
+// Sync decisions need the retention slot held (the keeper takes it at start) and the WAL it keeps
+// within pg_clarify.audit_retained_wal; they wait for the former within the timeout.
+template <typename StartDeadline>
+bool retention_admits(int timeout_ms, StartDeadline &start_deadline, TimestampTz &deadline,
+                      SubmitResult *refused) {
+    if (RecoveryInProgress()) {
+        *refused = SubmitResult::NoRetention;
+        return false;
+    }
+    while (pg_atomic_read_u32(&queue->retention_ready) == 0) {
+        start_deadline();
+        long wait = remaining_ms(deadline);
+        if (wait <= 0) {
+            *refused = SubmitResult::NoRetention;
+            return false;
+        }
+        pg_usleep(Min(wait, kWaiterNapMs) * 1000L);
+        CHECK_FOR_INTERRUPTS();
+    }
+    uint64 limit = uint64(audit_retained_wal_mb) * 1024 * 1024;
+    if (retention_exceeded(audit_wal_insert_position(), pg_atomic_read_u64(&queue->retained_from),
+                           limit)) {
+        *refused = SubmitResult::RetentionFull;
+        return false;
+    }
+    return true;
+}
+
+// Sync on a standby: the writer moves the committed position past an entry once the primary has
+// acknowledged it durable (pg/replica/forward.cpp).
+template <typename StartDeadline>
+SubmitResult wait_forwarded(AuditSlot *slot, uint64 end, StartDeadline &start_deadline,
+                            TimestampTz &deadline) {
+    for (;;) {
+        uint32 seen = pg_atomic_read_u32(&slot->commit_seq);
+        if (pg_atomic_read_u64(&slot->read_pos) >= end) return SubmitResult::Committed;
+        start_deadline();
+        long wait = remaining_ms(deadline);
+        if (wait <= 0) return count_failed_wait(slot, SubmitResult::NotForwarded);
+        sleep_on_commit(slot, seen, wait);
+    }
+}
+
+}  // namespace
+
+Size audit_queue_shmem_size() {
+    uint64 ring = ring_bytes();
+    Size per_slot = add_size(ring, MAXALIGN(sizeof(DurableMark) * marks_capacity(ring)));
+    return add_size(header_size(audit_databases), mul_size(per_slot, audit_databases));
+}
+
+void audit_queue_request_locks() {
+    RequestNamedLWLockTranche(kTranche, audit_databases + 1);
+}
+
+void audit_queue_attach(void *base, bool found) {
+    queue = static_cast<AuditQueue *>(base);
+    if (found) return;
+    LWLockPadded *locks = GetNamedLWLockTranche(kTranche);
+    // The rings too: the kernel allocates a shared page at its first touch, and that first touch
+    // would otherwise fall on a backend deciding a statement (a few microseconds per page).
+    memset(base, 0, audit_queue_shmem_size());
+    queue->nslots = audit_databases;
+    queue->ring_size = ring_bytes();
+    queue->assign_lock = &locks[0].lock;
+    pg_atomic_init_u32(&queue->retention_ready, 0);
+    pg_atomic_init_u32(&queue->recovery_assigned, 0);
+    pg_atomic_init_u64(&queue->retained_from, 0);
+    Size per_slot =
+        queue->ring_size + MAXALIGN(sizeof(DurableMark) * marks_capacity(queue->ring_size));
+    for (int i = 0; i < queue->nslots; ++i) {
+        AuditSlot *slot = &queue->slots[i];
+        slot->lock = &locks[i + 1].lock;
+        pg_atomic_init_u64(&slot->write_pos, 0);
+        pg_atomic_init_u64(&slot->read_pos, 0);
+        pg_atomic_init_u32(&slot->commit_seq, 0);
+        pg_atomic_init_u32(&slot->sleepers, 0);
+        pg_atomic_init_u64(&slot->unconfirmed_upto, 0);
+        slot->ring_offset = header_size(queue->nslots) + Size(i) * per_slot;
+        slot->marks_offset = slot->ring_offset + queue->ring_size;
+        slot->marks.capacity = marks_capacity(queue->ring_size);
+    }
+}
+
+uint64 audit_ring_size() {
+    return queue->ring_size;
+}
+
+uint64 audit_wake_bytes(bool forwarding) {
+    return forwarding ? queue->ring_size / 2 : queue->ring_size / 4;
+}
+
+uint64 audit_pending_bytes(AuditSlot *slot) {
+    return pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
+}
+
+SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
+                          const ShortEntry *short_entry) {
+    if (sizeof(uint32) + length > queue->ring_size) return SubmitResult::TooLarge;
+    // A standby's decisions go to the primary's audit through its writer, never to its own WAL;
+    // with no way there configured, nothing could audit them: refused at once.
+    bool standby = RecoveryInProgress();
+    if (standby && (!audit_conninfo || audit_conninfo[0] == '\0')) return SubmitResult::NoConninfo;
+    // Read from the clock only when a wait begins: an entry that finds room at once (the common
+    // case, always in async mode) costs no clock read.
+    TimestampTz deadline = 0;
+    auto start_deadline = [&] {
+        if (deadline == 0)
+            deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
+    };
+    AuditSlot *slot = nullptr;
+    uint64 end = 0;
+    uint32 seen = 0;
+    XLogRecPtr wal_end = InvalidXLogRecPtr;
+    for (;;) {
+        if (!slot && !(slot = find_slot(MyDatabaseId, true))) return SubmitResult::NoQueue;
+        // The writer is normally up; only when it is not does looking cost a lock and a clock read.
+        if (slot->writer_pid == 0) {
+            int writer = start_writer(slot, MyDatabaseId);
+            if (writer < 0) {
+                slot = nullptr;
+                continue;
+            }
+            if (writer == 0) return SubmitResult::NoWriter;
+        }
+        if (sync && !standby) {
+            SubmitResult refused = SubmitResult::Committed;
+            if (!retention_admits(timeout_ms, start_deadline, deadline, &refused))
+                return count_failed_wait(slot, refused);
+        }
+        seen = pg_atomic_read_u32(&slot->commit_seq);
+        LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+        if (slot->database != MyDatabaseId) {  // released by an idle writer meanwhile
+            LWLockRelease(slot->lock);
+            slot = nullptr;
+            continue;
+        }
+        const char *bytes = entry;
+        uint32 size = length;
+        if (short_entry && short_entry_usable(slot->published, short_entry->hashes)) {
+            bytes = short_entry->bytes;
+            size = short_entry->length;
+        }
+        uint64 need = sizeof(uint32) + size;
+        uint64 w = pg_atomic_read_u64(&slot->write_pos), r = pg_atomic_read_u64(&slot->read_pos);
+        if (queue->ring_size - (w - r) >= need) {
+            ring_copy_in(slot, w, reinterpret_cast<const char *>(&size), sizeof(uint32));
+            ring_copy_in(slot, w + sizeof(uint32), bytes, size);
+            end = w + need;
+            if (sync && !standby) {
+                // In the WAL under the queue's lock: the queue's order is the WAL's, so the
+                // oldest mark is the oldest decision the writer has not materialised.
+                DurableMark mark{end, audit_wal_insert_position()};
+                wal_end = audit_wal_log(bytes, size);
+                (void)push_mark(slot->marks, marks_of(slot), mark);  // never full: see capacity
+            }
+            pg_write_barrier();
+            pg_atomic_write_u64(&slot->write_pos, end);
+            slot->enqueued++;
+            Latch *writer = slot->writer_latch;
+            LWLockRelease(slot->lock);
+            // The writer gathers a batch (it looks every kAsyncPollMs) unless the queue is
+            // filling up: a sync decision is durable without it. Woken once, by the entry that
+            // fills it to audit_wake_bytes(): a wakeup per entry would cost each statement a
+            // signal (the writer looks again at once while that much is still pending).
+            uint64 wake_at = audit_wake_bytes(standby);
+            bool filled = end - r > wake_at && w - r <= wake_at;
+            if (writer && ((sync && standby) || filled)) SetLatch(writer);
+            break;
+        }
+        // No room. A decision, sync or async, waits for it: load never skips one. Only an entry
+        // given no time (a note on a refusal) is dropped.
+        if (timeout_ms <= 0) {
+            slot->dropped++;
+            LWLockRelease(slot->lock);
+            return SubmitResult::Dropped;
+        }
+        Latch *writer = slot->writer_latch;
+        LWLockRelease(slot->lock);
+        if (writer) SetLatch(writer);
+        start_deadline();
+        long wait = remaining_ms(deadline);
+        if (wait <= 0) return count_failed_wait(slot, SubmitResult::QueueFull);
+        sleep_on_commit(slot, seen, wait);
+    }
+    if (!sync) return SubmitResult::Queued;
+    if (standby) return wait_forwarded(slot, end, start_deadline, deadline);
+    // Durable as a commit is: flushed, and confirmed by the synchronous standbys in time.
+    start_deadline();
+    if (!audit_wal_make_durable(wal_end, deadline))
+        return count_failed_wait(slot, SubmitResult::Unconfirmed);
+    return SubmitResult::Committed;
+}
+
+void audit_count_malformed(Oid database, const char *why) {
+    AuditSlot *slot = find_slot(database, true);
+    if (!slot) return;
+    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
+    bool mine = slot->database == database;
+    if (mine) {
+        slot->malformed++;
+        strlcpy(slot->last_error, why, sizeof(slot->last_error));
+    }
+    bool writer = slot->writer_pid != 0;
+    LWLockRelease(slot->lock);
+    // A queue taken for the count alone goes back to the pool when its writer finds it idle.
+    if (mine && !writer) (void)start_writer(slot, database);
+}
+
+bool audit_wait_visible(Oid database, int timeout_ms) {
+    TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
+    AuditSlot *slot = find_slot(database, false);
+    uint64 target = slot ? pg_atomic_read_u64(&slot->write_pos) : 0;
+    for (;;) {
+        uint32 seen = slot ? pg_atomic_read_u32(&slot->commit_seq) : 0;
+        // A standby has no keeper and nothing to replay: its writer's committed position means
+        // acknowledged by the primary, visible in the primary's clarify.audit.
+        bool visible = RecoveryInProgress() || pg_atomic_read_u32(&queue->recovery_assigned) != 0;
+        Latch *writer = nullptr;
+        if (visible && slot) {
+            LWLockAcquire(slot->lock, LW_SHARED);
+            visible = slot->database != database ||
+                      (pg_atomic_read_u64(&slot->read_pos) >= target && !slot->recover_pending);
+            writer = slot->writer_latch;
+            LWLockRelease(slot->lock);
+        } else if (visible && (slot = find_slot(database, false))) {
+            continue;  // a database needing a replay took a queue since: wait for it
+        }
+        if (visible) return true;
+        long wait = remaining_ms(deadline);
+        if (wait <= 0) return false;
+        if (writer) SetLatch(writer);  // it need not wait for its next look
+        if (slot)
+            sleep_on_commit(slot, seen, wait);
+        else {
+            pg_usleep(Min(wait, kWaiterNapMs) * 1000L);
+            CHECK_FOR_INTERRUPTS();
+        }
+    }
+}
+
+}  // namespace clarify::pg

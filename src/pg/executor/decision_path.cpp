@@ -1,0 +1,401 @@
+#include "pg/pg.hpp"
+#include "pg/executor/decision_path.hpp"
+#include "pg/replica/forward.hpp"
+#include "core/audit/protocol.hpp"
+#include "pg/audit/queue.hpp"
+#include "pg/boundary.hpp"
+#include "pg/catalog/catalog_cache.hpp"
+#include "core/render/payload.hpp"
+#include "pg/settings.hpp"
+#include "pg/audit/decision_ids.hpp"
+#include "pg/shared_memory.hpp"
+#include "pg/plan/time_quals.hpp"
+#include "pg/catalog/time_windows.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+#include "utils/timestamp.h"
+}
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clarify::pg {
+
+namespace {
+
+LastDecision last;
+
+int sqlcode_of(State state) {
+    const char *s = sqlstate_of(state);
+    return MAKE_SQLSTATE(s[0], s[1], s[2], s[3], s[4]);
+}
+
+// The statement as the audit keeps it: this statement's part of the source text, at most 64 kB
+// (with a 64 kB record it always fits the smallest queue; padding cannot push a decision out).
+constexpr size_t kMaxStatementBytes = 64 * 1024;
+
+// Sets `out` to the statement's text (its own part of a multi-statement string, cut at
+// kMaxStatementBytes) and returns whether it changed: a statement run again keeps its hash.
+bool set_statement_text(std::string &out, const char *source, const PlannedStmt *stmt) {
+    if (!source) {
+        bool changed = !out.empty();
+        out.clear();
+        return changed;
+    }
+    size_t length = strlen(source), begin = 0, count = length;
+    if (stmt && stmt->stmt_location >= 0 && static_cast<size_t>(stmt->stmt_location) <= length) {
+        begin = stmt->stmt_location;
+        count = stmt->stmt_len > 0 ? Min(static_cast<size_t>(stmt->stmt_len), length - begin)
+                                   : length - begin;
+    }
+    if (count <= kMaxStatementBytes) {
+        if (std::string_view(out) == std::string_view(source + begin, count)) return false;
+        out.assign(source + begin, count);
+        return true;
+    }
+    size_t cut = kMaxStatementBytes;
+    while (cut > 0 && (static_cast<unsigned char>(source[begin + cut]) & 0xC0) == 0x80) --cut;
+    out = std::string(source + begin, cut) + " ... [statement truncated: " + std::to_string(count) +
+          " bytes]";
+    return true;
+}
+
+// The setting and its value, so that the DBA sees what to raise without looking it up.
+const char *no_queue_reason() {
+    static char text[200];
+    snprintf(text, sizeof(text),
+             "no audit writer could serve this database: all pg_clarify.audit_databases = %d "
+             "queues serve other databases",
+             audit_databases);
+    return text;
+}
+
+// What the DBA can change when a decision found no queue or no writer; empty otherwise.
+const char *capacity_hint(SubmitResult result) {
+    switch (result) {
+        case SubmitResult::NoQueue:
+            return " The DBA can raise pg_clarify.audit_databases (server start) above the "
+                   "number of databases auditing at the same time.";
+        case SubmitResult::NoWriter:
+            return " The DBA can raise max_worker_processes (server start), or "
+                   "pg_clarify.audit_writers to reserve writers.";
+        default:
+            return "";
+    }
+}
+
+const char *audit_outcome(SubmitResult result) {
+    switch (result) {
+        case SubmitResult::Committed:
+            return "committed";
+        case SubmitResult::Queued:
+            return "queued";
+        case SubmitResult::Dropped:
+            return "dropped: the audit queue was full";
+        case SubmitResult::TimedOut:
+            return "not committed within pg_clarify.audit_timeout";
+        case SubmitResult::Unconfirmed:
+            return "no synchronous standby confirmed it within pg_clarify.audit_timeout";
+        case SubmitResult::NoRetention:
+            return "the write-ahead log holding it cannot be retained here (see the server log)";
+        case SubmitResult::RetentionFull:
+            return "the write-ahead log retained for the audit writer exceeds "
+                   "pg_clarify.audit_retained_wal";
+        case SubmitResult::QueueFull:
+            return "the audit queue had no room within pg_clarify.audit_timeout";
+        case SubmitResult::NoQueue:
+            return no_queue_reason();
+        case SubmitResult::NoWriter:
+            return "no audit writer could serve this database: no background worker slot was "
+                   "free (max_worker_processes)";
+        case SubmitResult::TooLarge:
+            return "larger than the audit queue";
+        case SubmitResult::NoConninfo:
+            return "this server is a standby and pg_clarify.audit_conninfo is not set: its "
+                   "decisions cannot reach the primary's audit";
+        case SubmitResult::NotForwarded:
+            return not_forwarded_reason();
+        case SubmitResult::Malformed:
+            return "its audit entry is malformed: the writer could not store it "
+                   "(clarify.audit_queue() "
+                   "shows why)";
+    }
+    return "unknown";
+}
+
+// Queues the note that a sync decision whose row is or will be in the audit (not committed in
+// time, or not confirmed) was refused with QC005; written after that row: the queue keeps order.
+void note_refusal(const AuditRecord &a, const char *why) {
+    AuditRecord note;
+    note.decision_id = a.decision_id;
+    note.decided_at = pg_guard([] { return GetCurrentTimestamp(); });
+    note.database = a.database;
+    note.sync = false;
+    note.note = std::string("refused with QC005: ") + why;
+    std::string note_entry;
+    encode(note, note_entry);
+    const char *note_bytes = note_entry.data();
+    uint32 note_length = static_cast<uint32>(note_entry.size());
+    SubmitResult noted =
+        entry_refusal(note_entry, note.database).empty()
+            ? pg_guard([&] { return audit_submit(note_bytes, note_length, false, 0); })
+            : SubmitResult::Malformed;
+    if (noted != SubmitResult::Queued) {
+        uint64 decision_id = a.decision_id;
+        pg_guard([&] {
+            ereport(WARNING, (errmsg("pg_clarify could not note that decision %lu was refused "
+                                     "unaudited",
+                                     (unsigned long)decision_id)));
+        });
+    }
+}
+
+// The last decision and its rendered audit fields, reused while nothing it depends on moved:
+// the same governed columns read, the same record, catalog, memberships and roles, and no
+// validity window, default or approval starting or ending since. A prepared statement run over
+// and over decides once.
+struct DecisionCache {
+    std::shared_ptr<const Catalog> catalog;  // keeps the GovernedColumn pointers alive
+    uint64 catalog_generation = 0, membership_generation = 0;
+    unsigned long record_generation = 0;
+    Oid session = InvalidOid, outer = InvalidOid;
+    Timestamp valid_from = 0, valid_until = 0;  // when the decision holds (clock steps back)
+    std::vector<const GovernedColumn *> read;
+    std::vector<AggregateUse> aggregates;
+    TimeFacts time;
+    int assume_below = 0;
+    bool require_question = false;
+    Decision decision;
+    AuditRecord audit;   // without the per-statement facts
+    uint64 refresh = 0;  // counts the times it was filled
+};
+DecisionCache cached;
+
+// Step 1, decide: the cached decision, decided again when anything it depends on moved.
+const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog_ptr,
+                                   const GovernedReads &read,
+                                   const std::vector<AggregateUse> &aggregates, TimeFacts time) {
+    const Catalog &catalog = *catalog_ptr;
+    struct Key {
+        Oid session, outer;
+        Timestamp now;
+    };
+    Key key = pg_guard([] { return Key{GetSessionUserId(), GetOuterUserId(), statement_time()}; });
+    bool hit = cached.catalog == catalog_ptr && cached.catalog_generation == catalog_generation() &&
+               cached.membership_generation == membership_generation() &&
+               cached.record_generation == record_generation() && cached.session == key.session &&
+               cached.outer == key.outer && cached.valid_from <= key.now &&
+               key.now < cached.valid_until && cached.read == read &&
+               cached.aggregates == aggregates && cached.time == time &&
+               cached.assume_below == assume_below && cached.require_question == require_question;
+    if (hit) return cached;
+    const ResolutionRecord &record = current_record();
+    AgentContext ctx = agent_context(catalog);
+    cached.decision =
+        decide(catalog, ctx, record, read, aggregates, time, decide_options(catalog_ptr));
+    // Captured now: a rejection's abort will undo any SET LOCAL of the record.
+    cached.audit = audit_record_of(catalog, cached.decision, record);
+    cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
+    if (!cached.audit.record.empty())
+        cached.audit.record_hash = content_hash(audit_key(), "record", cached.audit.record);
+    cached.catalog = catalog_ptr;
+    cached.catalog_generation = catalog_generation();
+    cached.membership_generation = membership_generation();
+    cached.record_generation = record_generation();
+    cached.session = key.session;
+    cached.outer = key.outer;
+    cached.valid_from = key.now;
+    cached.valid_until = catalog.next_change_after(key.now);
+    cached.read = read;
+    cached.aggregates = aggregates;
+    cached.time = std::move(time);
+    cached.assume_below = assume_below;
+    cached.require_question = require_question;
+    ++cached.refresh;
+    return cached;
+}
+
+// Step 2, the audit record: built in place in `last`. Its shared fields are copied only when the
+// cached decision changed; the per-statement facts are overwritten every time. Returns whether
+// the statement's text is the one the previous decision had.
+bool fill_audit_record(const DecisionCache &decided, const PlannedStmt *stmt, const char *source) {
+    if (!last.present || last.template_refresh != decided.refresh) {
+        last.audit = decided.audit;
+        last.template_refresh = decided.refresh;
+    }
+    last.present = true;
+    // Until the queue answers: an error out of the wait (a cancel) must not leave the previous
+    // statement's outcome on this decision.
+    last.audited = "not known: the statement was interrupted while its decision was queued";
+    last.refused_unaudited = false;
+    AuditRecord &audit = last.audit;
+    struct Facts {
+        uint64 id;
+        TimestampTz at;
+        Oid database, session_role, acting_role;
+        int pid;
+    };
+    Facts facts = pg_guard([] {
+        return Facts{next_decision_id(), GetCurrentTimestamp(), MyDatabaseId,
+                     GetSessionUserId(), GetOuterUserId(),      MyProcPid};
+    });
+    audit.decision_id = facts.id;
+    audit.decided_at = facts.at;
+    audit.database = facts.database;
+    audit.session_role = facts.session_role;
+    audit.acting_role = facts.acting_role;
+    audit.pid = facts.pid;
+    audit.query_id = stmt ? static_cast<int64>(stmt->queryId) : 0;
+    bool same_text = !set_statement_text(audit.statement, source, stmt) && audit.statement_hash;
+    if (!same_text) audit.statement_hash = content_hash(audit_key(), "statement", audit.statement);
+    audit.sync = audit_mode == static_cast<int>(AuditMode::Sync);
+    return same_text;
+}
+
+// The queue entries of the last decision: the full one, and the short one (without the texts
+// the audit may already hold; "" when it cannot be made). Reused: no allocation per statement
+// once they have grown. `refusal`: why the writer could not materialise them ("" when it can).
+struct Entries {
+    std::string full, short_form, refusal;
+};
+
+// Step 3, encode: anew when anything but the id and time differs from the last entry, else the
+// last entry with those two rewritten (a prepared statement run over and over).
+const Entries &encode_entries(const AuditRecord &audit, bool same_text) {
+    struct EntryKey {
+        uint64 refresh;
+        int64 query_id;
+        uint32 database, session_role, acting_role;
+        int32 pid;
+        bool sync;
+        bool operator==(const EntryKey &o) const {
+            return refresh == o.refresh && query_id == o.query_id && database == o.database &&
+                   session_role == o.session_role && acting_role == o.acting_role && pid == o.pid &&
+                   sync == o.sync;
+        }
+    };
+    static Entries entries;
+    static EntryKey entry_key{};
+    EntryKey key_now{last.template_refresh, audit.query_id, audit.database, audit.session_role,
+                     audit.acting_role,     audit.pid,      audit.sync};
+    if (same_text && !entries.full.empty() && entry_key == key_now) {
+        patch_entry(entries.full, audit.decision_id, audit.decided_at);
+        if (!entries.short_form.empty())
+            patch_entry(entries.short_form, audit.decision_id, audit.decided_at);
+    } else {
+        entry_key = EntryKey{};  // no match until encode() has finished (it may throw)
+        entries.full.clear();
+        entries.short_form.clear();
+        encode(audit, entries.full);
+        if (can_encode_short(audit)) encode_short(audit, entries.short_form);
+        // Read back as the writer reads them, once per encoding: patching the id and time keeps
+        // an entry readable.
+        entries.refusal = entry_refusal(entries.full, audit.database);
+        if (entries.refusal.empty() && !entries.short_form.empty())
+            entries.refusal = entry_refusal(entries.short_form, audit.database);
+        entry_key = key_now;
+    }
+    return entries;
+}
+
+// Step 4, submit: queues the entry (the short one when the audit holds its texts) and, in sync
+// mode, waits for its commit.
+SubmitResult submit_entry(const AuditRecord &audit, const Entries &entries) {
+    // Never written anywhere: an entry the writer cannot read would be answered for and never
+    // become a row. The decision fails closed instead.
+    if (!entries.refusal.empty()) {
+        std::string why = "a malformed audit entry was refused: " + entries.refusal;
+        pg_guard([&] { audit_count_malformed(MyDatabaseId, why.c_str()); });
+        return SubmitResult::Malformed;
+    }
+    const char *bytes = entries.full.data();
+    uint32 length = static_cast<uint32>(entries.full.size());
+    bool sync = audit.sync;
+    ShortEntry short_entry{entries.short_form.data(),
+                           static_cast<uint32>(entries.short_form.size()),
+                           {audit.statement_hash, audit.shape_hash, audit.record_hash}};
+    const ShortEntry *alternative = entries.short_form.empty() ? nullptr : &short_entry;
+    return pg_guard(
+        [&] { return audit_submit(bytes, length, sync, audit_timeout_ms, alternative); });
+}
+
+// Step 5, raise: fails closed in both modes (a decision runs only once it is committed (sync) or
+// queued (async); load never skips one), then throws the rejection's clarification error.
+void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResult result) {
+    last.audited = audit_outcome(result);
+    last.refused_unaudited = false;
+    const AuditRecord &a = last.audit;
+    auto id = [&a] { return std::to_string(a.decision_id); };
+
+    if (result != (a.sync ? SubmitResult::Committed : SubmitResult::Queued)) {
+        // The statement will not run. A decision queued but not committed in time (or committed
+        // without a synchronous standby's confirmation) has or will have its row: say so in the
+        // audit too, after that row (queued without waiting; the queue keeps order). One never
+        // queued (no room, no writer, too large) has no row to annotate: the server log says it.
+        last.refused_unaudited = true;
+        if (result == SubmitResult::TimedOut || result == SubmitResult::Unconfirmed ||
+            result == SubmitResult::NotForwarded) {
+            note_refusal(a, last.audited);
+        } else {
+            uint64 decision_id = a.decision_id;
+            const char *why = last.audited;
+            pg_guard([&] {
+                ereport(WARNING, (errmsg("pg_clarify refused decision %lu unaudited: %s",
+                                         (unsigned long)decision_id, why)));
+            });
+        }
+        throw ReportedError(
+            sqlcode_of(State::AuditUnavailable),
+            std::string("the decision could not be written to the audit: ") + last.audited,
+            audit_unavailable_json(id(), a.question_id, a.allowed, a.state, last.audited),
+            std::string("The statement did not run. Retry it; if this persists, the DBA can "
+                        "look at clarify.audit_queue() and the server log.") +
+                capacity_hint(result));
+    }
+    if (a.allowed) {
+        for (const std::string &text : assumption_texts(catalog, decision)) {
+            const char *message = text.c_str();
+            pg_guard([&] {
+                ereport(WARNING, (errcode(ERRCODE_WARNING), errmsg("pg_clarify %s", message),
+                                  errdetail("Its impact is below pg_clarify.assume_below, so it "
+                                            "was assumed rather than asked.")));
+            });
+        }
+        return;
+    }
+    throw ReportedError(sqlcode_of(a.state), message_text(catalog, decision),
+                        decision_json(catalog, decision, id(), a.question_id, false),
+                        hint_text(catalog, decision));
+}
+
+}  // namespace
+
+const LastDecision &last_decision() {
+    return last;
+}
+
+TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
+                        const StatementTime &time) {
+    TimeFacts facts;
+    bool dated = false;
+    for (const GovernedColumn *c : read) dated = dated || (c && !c->time_policies.empty());
+    if (!dated) return facts;
+    facts.ranges = evaluate_time_quals(time.quals, time.params);
+    facts.windows = bound_windows(catalog, current_record(), current_mentions(catalog));
+    return facts;
+}
+
+void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
+                      const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
+                      const char *source, const StatementTime &time) {
+    const DecisionCache &decided =
+        decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time));
+    bool same_text = fill_audit_record(decided, stmt, source);
+    const Entries &entries = encode_entries(last.audit, same_text);
+    SubmitResult result = submit_entry(last.audit, entries);
+    raise_outcome(*catalog, decided.decision, result);
+}
+
+}  // namespace clarify::pg
