@@ -155,13 +155,8 @@ void load_unique_keys(Catalog &catalog) {
     }
 }
 
-}  // namespace
-
-void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations) {
-    governed_relations.clear();
-    // Grain columns came with catalog 1.1: a database not yet updated has every metric additive,
-    // any aggregate allowed and no declared keys.
-    const bool grain = catalog_has_column("concepts", "additivity");
+// Concepts, with their windows (catalog 1.1) and grain (`grain`: catalog 1.1's additivity).
+void load_concepts(Catalog &catalog, bool grain) {
     const std::string concepts_sql =
         std::string(
             "SELECT id, kind, label, description, owner, status, available::text, version::text, "
@@ -195,10 +190,15 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
         }
         catalog.add_concept(std::move(c));
     }
+}
+
+void load_terms(Catalog &catalog) {
     Rows terms = query("SELECT term, concept_id FROM clarify.terms");
     for (uint64 r = 0; r < terms.count; ++r) catalog.add_term(text(terms, r, 0), text(terms, r, 1));
+}
 
-    const bool by_name = roles_by_name();
+// `by_name`: catalog 1.2's roles kept by name (CLARIFY_ROLE_OF).
+void load_defaults(Catalog &catalog, bool by_name) {
     const std::string defaults_sql =
         std::string("SELECT id::text, term, concept_id, ") +
         (by_name ? "coalesce(" CLARIFY_ROLE_OF("d.applies_to", "d.applies_to_oid") ", 0)::text, "
@@ -218,8 +218,11 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
         d.valid_until = integer(defaults, r, 5);
         catalog.add_default(std::move(d));
     }
-    // approvals.question came with catalog 1.1: a database not yet updated has none, and its
-    // approvals hold for any question text, as they did.
+}
+
+// approvals.question came with catalog 1.1: a database not yet updated has none, and its
+// approvals hold for any question text, as they did.
+void load_approvals(Catalog &catalog, bool by_name) {
     const std::string approvals_sql =
         std::string("SELECT id::text, question_id, coalesce(term, ''), concept_id, ") +
         (by_name ? CLARIFY_ROLE_OF("a.granted_to", "a.granted_to_oid") "::text, "
@@ -241,10 +244,13 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
         a.question = text(approvals, r, 7);
         catalog.add_approval(std::move(a));
     }
-    // Every governed column with its partitions' and children's copies, in one query: the
-    // mapped column is followed by number (a rename keeps it governed), the family's by the
-    // mapped column's current name (their numbers may differ).
-    // A snapshot column is followed by name in each member, like the mapped column.
+}
+
+// Every governed column with its partitions' and children's copies, in one query: the
+// mapped column is followed by number (a rename keeps it governed), the family's by the
+// mapped column's current name (their numbers may differ).
+// A snapshot column is followed by name in each member, like the mapped column.
+void load_columns(Catalog &catalog, bool grain, std::unordered_set<Oid> &governed_relations) {
     const std::string columns_sql =
         mapped_and_family() +
         "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, "
@@ -267,9 +273,10 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
                            static_cast<std::int16_t>(integer(columns, r, 4)), text(columns, r, 5));
         governed_relations.insert(relation);
     }
-    load_time_catalog(catalog);
-    if (grain) load_unique_keys(catalog);
-    // Mappings that match nothing any more (a dropped table or column) are said in the log.
+}
+
+// Mappings that match nothing any more (a dropped table or column) are said in the log.
+void log_lost_mappings() {
     const std::string lost_sql =
         mapped_and_family() + "SELECT cc.concept_id, " +
         (catalog_has_column("concept_columns", "table_name")
@@ -287,6 +294,24 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
                                  column, relation, concept)));
         });
     }
+}
+
+}  // namespace
+
+void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations) {
+    governed_relations.clear();
+    // Grain columns came with catalog 1.1: a database not yet updated has every metric additive,
+    // any aggregate allowed and no declared keys.
+    const bool grain = catalog_has_column("concepts", "additivity");
+    load_concepts(catalog, grain);
+    load_terms(catalog);
+    const bool by_name = roles_by_name();
+    load_defaults(catalog, by_name);
+    load_approvals(catalog, by_name);
+    load_columns(catalog, grain, governed_relations);
+    load_time_catalog(catalog);
+    if (grain) load_unique_keys(catalog);
+    log_lost_mappings();
     catalog.finalize();
 }
 
