@@ -1,6 +1,7 @@
 #include "pg/pg.hpp"
 #include "pg/compat.hpp"
 #include "pg/plan/grain_proof.hpp"
+#include "pg/plan/plan_nodes.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -21,52 +22,6 @@ extern "C" {
 namespace clarify::pg::grain {
 
 namespace {
-
-Expr *strip(Expr *e) {
-    while (e && IsA(e, RelabelType)) e = ((RelabelType *)e)->arg;
-    return e;
-}
-
-Var *simple_var(Expr *e) {
-    e = strip(e);
-    return e && IsA(e, Var) ? (Var *)e : nullptr;
-}
-
-bool is_equality(OpExpr *op) {
-    if (list_length(op->args) != 2) return false;
-    Oid left_type = exprType((Node *)linitial(op->args));
-    return op_mergejoinable(op->opno, left_type) || op_hashjoinable(op->opno, left_type);
-}
-
-// Every qual a node applies (implicitly ANDed lists); each call site adds its node's own.
-List *node_quals(Plan *plan) {
-    List *quals = list_copy(plan->qual);
-    switch (nodeTag(plan)) {
-        case T_IndexScan:
-            quals = list_concat(quals, ((IndexScan *)plan)->indexqualorig);
-            break;
-        case T_IndexOnlyScan:
-            quals = list_concat(quals, ((IndexOnlyScan *)plan)->indexqual);
-            break;
-        case T_BitmapHeapScan:
-            quals = list_concat(quals, ((BitmapHeapScan *)plan)->bitmapqualorig);
-            break;
-        case T_HashJoin:
-            quals = list_concat(quals, ((HashJoin *)plan)->hashclauses);
-            quals = list_concat(quals, ((Join *)plan)->joinqual);
-            break;
-        case T_MergeJoin:
-            quals = list_concat(quals, ((MergeJoin *)plan)->mergeclauses);
-            quals = list_concat(quals, ((Join *)plan)->joinqual);
-            break;
-        case T_NestLoop:
-            quals = list_concat(quals, ((Join *)plan)->joinqual);
-            break;
-        default:
-            break;
-    }
-    return quals;
-}
 
 // Which special varnos (OUTER_VAR, INNER_VAR) an expression refers to.
 struct Sides {
@@ -106,23 +61,18 @@ bool has_param(Node *node, void *context) {
 // side compares them for equality.
 Bitmapset *join_keys(Proofs *p, Plan *join, bool of_outer);
 
-Plan *child_plan(PlannedStmt *stmt, Plan *plan) {
-    if (IsA(plan, SubqueryScan)) return ((SubqueryScan *)plan)->subplan;
-    if (IsA(plan, CteScan)) return subplan_of(stmt, ((CteScan *)plan)->ctePlanId);
-    return nullptr;
-}
-
 bool param_equated(Proofs *p, Plan *plan, int param);
 
 bool param_equated_here(Proofs *p, Plan *plan, int param) {
     ListCell *lc;
-    foreach (lc, node_quals(plan)) {
-        Node *q = (Node *)lfirst(lc);
-        if (!IsA(q, OpExpr) || !is_equality((OpExpr *)q)) continue;
-        Expr *l = strip((Expr *)linitial(((OpExpr *)q)->args));
-        Expr *r = strip((Expr *)lsecond(((OpExpr *)q)->args));
+    foreach (lc, plan_nodes::node_quals(plan)) {
+        Expr *l = nullptr, *r = nullptr;
+        if (!plan_nodes::equality_sides((Node *)lfirst(lc), &l, &r)) continue;
+        l = plan_nodes::strip_relabels(l);
+        r = plan_nodes::strip_relabels(r);
         for (int turn = 0; turn < 2; ++turn, std::swap(l, r))
-            if (IsA(l, Param) && ((Param *)l)->paramid == param && simple_var(r)) return true;
+            if (IsA(l, Param) && ((Param *)l)->paramid == param && plan_nodes::plain_var(r))
+                return true;
     }
     if (param_equated(p, plan->lefttree, param) || param_equated(p, plan->righttree, param))
         return true;
@@ -131,7 +81,7 @@ bool param_equated_here(Proofs *p, Plan *plan, int param) {
             if (!param_equated(p, (Plan *)lfirst(lc), param)) return false;
         return list_length(((Append *)plan)->appendplans) > 0;
     }
-    return param_equated(p, child_plan(p->stmt, plan), param);
+    return param_equated(p, plan_nodes::scanned_subplan(p->stmt, plan), param);
 }
 
 // Whether `param` is compared for equality with a column somewhere in `plan`'s subtree (each
@@ -150,18 +100,18 @@ bool param_equated(Proofs *p, Plan *plan, int param) {
 Bitmapset *equality_keys(Plan *join, bool of_outer) {
     Bitmapset *keys = nullptr;
     ListCell *lc;
-    List *quals = node_quals(join);
+    List *quals = plan_nodes::node_quals(join);
     // A filter above an outer join does not say which rows matched.
     if (((Join *)join)->jointype != JOIN_INNER) {
         quals = list_difference_ptr(quals, join->qual);
     }
     foreach (lc, quals) {
-        Node *q = (Node *)lfirst(lc);
-        if (!IsA(q, OpExpr) || !is_equality((OpExpr *)q)) continue;
-        Node *l = (Node *)linitial(((OpExpr *)q)->args), *r = (Node *)lsecond(((OpExpr *)q)->args);
+        Expr *left = nullptr, *right = nullptr;
+        if (!plan_nodes::equality_sides((Node *)lfirst(lc), &left, &right)) continue;
+        Node *l = (Node *)left, *r = (Node *)right;
         Sides ls = sides_of(l), rs = sides_of(r);
         for (int turn = 0; turn < 2; ++turn) {
-            Var *v = simple_var((Expr *)l);
+            Var *v = plan_nodes::plain_var((Expr *)l);
             bool mine = v && v->varno == (of_outer ? OUTER_VAR : INNER_VAR);
             bool theirs_only = of_outer ? (rs.inner && !rs.outer && !rs.other)
                                         : (rs.outer && !rs.inner && !rs.other);
@@ -251,7 +201,7 @@ Bitmapset *through_tlist(Plan *plan, Bitmapset *keys, int varno) {
     int k = -1;
     while ((k = bms_next_member(keys, k)) >= 0) {
         if (k > list_length(plan->targetlist)) continue;
-        Var *v = simple_var(list_nth_node(TargetEntry, plan->targetlist, k - 1)->expr);
+        Var *v = plan_nodes::plain_var(list_nth_node(TargetEntry, plan->targetlist, k - 1)->expr);
         if (v && (varno == 0 || v->varno == varno)) out = bms_add_member(out, v->varattno);
     }
     return out;
@@ -269,7 +219,7 @@ bool scan_unique_on(Proofs *p, Scan *scan, Bitmapset *keys, bool inherited_only)
     while ((k = bms_next_member(keys, k)) >= 0) {
         if (k > list_length(scan->plan.targetlist)) continue;
         TargetEntry *te = list_nth_node(TargetEntry, scan->plan.targetlist, k - 1);
-        Var *v = simple_var(te->expr);
+        Var *v = plan_nodes::plain_var(te->expr);
         AttrNumber a = v ? scan_column(scan, v) : 0;
         if (a > 0) attnums = bms_add_member(attnums, a);
     }
@@ -284,12 +234,11 @@ bool scan_columns_unique(Proofs *p, Scan *scan, Bitmapset *attnums, bool inherit
     // Columns compared with a value (a constant, a parameter, the outer row of a nested loop)
     // are fixed for the rows this scan returns at once.
     ListCell *lc;
-    foreach (lc, node_quals(&scan->plan)) {
-        Node *q = (Node *)lfirst(lc);
-        if (!IsA(q, OpExpr) || !is_equality((OpExpr *)q)) continue;
-        Expr *l = (Expr *)linitial(((OpExpr *)q)->args), *r = (Expr *)lsecond(((OpExpr *)q)->args);
+    foreach (lc, plan_nodes::node_quals(&scan->plan)) {
+        Expr *l = nullptr, *r = nullptr;
+        if (!plan_nodes::equality_sides((Node *)lfirst(lc), &l, &r)) continue;
         for (int turn = 0; turn < 2; ++turn, std::swap(l, r)) {
-            Var *v = simple_var(l);
+            Var *v = plan_nodes::plain_var(l);
             if (v && !contain_var_clause((Node *)r) && !contain_volatile_functions((Node *)r)) {
                 AttrNumber a = scan_column(scan, v);
                 if (a > 0) attnums = bms_add_member(attnums, a);
@@ -327,12 +276,13 @@ bool unique_on(Proofs *p, Plan *plan, Bitmapset *keys, bool inherited_only) {
     walk_budget::step(walk_budget::Kind::Proof);
     if (--p->budget < 0) return false;
     if (at_most_one_row(plan) || ties_of_one_row(p, plan)) return true;
-    if (is_relation_scan(plan)) return scan_unique_on(p, (Scan *)plan, keys, inherited_only);
-    if (is_join(plan)) return join_unique_on(p, plan, keys);
+    if (plan_nodes::is_relation_scan(plan))
+        return scan_unique_on(p, (Scan *)plan, keys, inherited_only);
+    if (plan_nodes::is_join(plan)) return join_unique_on(p, plan, keys);
     switch (nodeTag(plan)) {
         case T_SubqueryScan:
         case T_CteScan:
-            return unique_on(p, child_plan(p->stmt, plan),
+            return unique_on(p, plan_nodes::scanned_subplan(p->stmt, plan),
                              through_tlist(plan, keys, ((Scan *)plan)->scanrelid));
         case T_Agg: {
             Agg *agg = (Agg *)plan;
@@ -393,48 +343,21 @@ bool at_most_one(Plan *plan) {
     return plan && at_most_one_row(plan);
 }
 
-bool is_join(const Plan *plan) {
-    return IsA(plan, NestLoop) || IsA(plan, HashJoin) || IsA(plan, MergeJoin);
-}
-
-bool is_relation_scan(const Plan *plan) {
-    switch (nodeTag(plan)) {
-        case T_SeqScan:
-        case T_SampleScan:
-        case T_IndexScan:
-        case T_IndexOnlyScan:
-        case T_BitmapHeapScan:
-        case T_TidScan:
-        case T_TidRangeScan:
-            return true;
-        // A foreign or custom scan of one relation reads its rows like any scan (a join or an
-        // aggregate done elsewhere has scanrelid 0: pg/plan/grain_walk.cpp treats it as unproven).
-        case T_ForeignScan:
-        case T_CustomScan:
-            return ((const Scan *)plan)->scanrelid > 0;
-        default:
-            return false;
-    }
-}
-
-Plan *subplan_of(PlannedStmt *stmt, int plan_id) {
-    if (plan_id < 1 || plan_id > list_length(stmt->subplans)) return nullptr;
-    return (Plan *)list_nth(stmt->subplans, plan_id - 1);
-}
-
 AttrNumber scan_column(Scan *scan, Var *var) {
     if (var->varno == (int)scan->scanrelid) return var->varattno;
     if (var->varno == INDEX_VAR && (IsA(scan, ForeignScan) || IsA(scan, CustomScan))) {
         List *scan_tlist = IsA(scan, ForeignScan) ? ((ForeignScan *)scan)->fdw_scan_tlist
                                                   : ((CustomScan *)scan)->custom_scan_tlist;
         if (var->varattno < 1 || var->varattno > list_length(scan_tlist)) return 0;
-        Var *v = simple_var(list_nth_node(TargetEntry, scan_tlist, var->varattno - 1)->expr);
+        Var *v =
+            plan_nodes::plain_var(list_nth_node(TargetEntry, scan_tlist, var->varattno - 1)->expr);
         return v && v->varno == (int)scan->scanrelid ? v->varattno : 0;
     }
     if (var->varno == INDEX_VAR && IsA(scan, IndexOnlyScan)) {
         List *index_tlist = ((IndexOnlyScan *)scan)->indextlist;
         if (var->varattno < 1 || var->varattno > list_length(index_tlist)) return 0;
-        Var *v = simple_var(list_nth_node(TargetEntry, index_tlist, var->varattno - 1)->expr);
+        Var *v =
+            plan_nodes::plain_var(list_nth_node(TargetEntry, index_tlist, var->varattno - 1)->expr);
         return v ? v->varattno : 0;
     }
     return 0;
@@ -443,12 +366,11 @@ AttrNumber scan_column(Scan *scan, Var *var) {
 Bitmapset *scan_single_valued(Proofs *p, Scan *scan) {
     Bitmapset *out = nullptr;
     ListCell *lc;
-    foreach (lc, node_quals(&scan->plan)) {
-        Node *q = (Node *)lfirst(lc);
-        if (!IsA(q, OpExpr) || !is_equality((OpExpr *)q)) continue;
-        Expr *l = (Expr *)linitial(((OpExpr *)q)->args), *r = (Expr *)lsecond(((OpExpr *)q)->args);
+    foreach (lc, plan_nodes::node_quals(&scan->plan)) {
+        Expr *l = nullptr, *r = nullptr;
+        if (!plan_nodes::equality_sides((Node *)lfirst(lc), &l, &r)) continue;
         for (int turn = 0; turn < 2; ++turn, std::swap(l, r)) {
-            Var *v = simple_var(l);
+            Var *v = plan_nodes::plain_var(l);
             if (!v || contain_var_clause((Node *)r) || contain_volatile_functions((Node *)r) ||
                 has_param((Node *)r, p->loop_params))
                 continue;
@@ -484,7 +406,7 @@ Bitmapset *join_keys(Proofs *p, Plan *join, bool of_outer) {
     ListCell *lc;
     foreach (lc, ((NestLoop *)join)->nestParams) {
         NestLoopParam *np = (NestLoopParam *)lfirst(lc);
-        Var *v = simple_var((Expr *)np->paramval);
+        Var *v = plan_nodes::plain_var((Expr *)np->paramval);
         if (v && v->varno == OUTER_VAR && param_equated(p, join->righttree, np->paramno))
             keys = bms_add_member(keys, v->varattno);
     }

@@ -48,10 +48,4 @@ bool key_of(Proofs *p, Oid relid, Bitmapset *attnums);
 // Whether `plan` returns at most one row.
 bool at_most_one(Plan *plan);
 
-bool is_join(const Plan *plan);
-bool is_relation_scan(const Plan *plan);
-
-// The plan of CTE or subplan plan_id; nullptr when out of range.
-Plan *subplan_of(PlannedStmt *stmt, int plan_id);
-
 }  // namespace clarify::pg::grain

@@ -1,6 +1,6 @@
 #include "pg/pg.hpp"
 #include "pg/plan/grain_relations.hpp"
-#include "pg/plan/grain_proof.hpp"
+#include "pg/plan/plan_nodes.hpp"
 
 extern "C" {
 #include "catalog/partition.h"
@@ -29,7 +29,7 @@ void merge(Relations *into, const Relations *from, int room) {
 const Relations *relations_of(PlannedStmt *stmt, walk_budget::Memo *memo, Plan *plan);
 
 void relations_below(PlannedStmt *stmt, walk_budget::Memo *memo, Plan *plan, Relations *r) {
-    if (is_relation_scan(plan)) {
+    if (plan_nodes::is_relation_scan(plan)) {
         RangeTblEntry *rte = rt_fetch(((Scan *)plan)->scanrelid, stmt->rtable);
         if (rte->rtekind != RTE_RELATION) return;
         Oid relid = rte->relid;
@@ -37,17 +37,10 @@ void relations_below(PlannedStmt *stmt, walk_budget::Memo *memo, Plan *plan, Rel
         r->relation[r->n++] = relid;
         return;
     }
-    List *children = IsA(plan, Append)        ? ((Append *)plan)->appendplans
-                     : IsA(plan, MergeAppend) ? ((MergeAppend *)plan)->mergeplans
-                                              : NIL;
-    Plan *below = IsA(plan, SubqueryScan) ? ((SubqueryScan *)plan)->subplan
-                  : IsA(plan, CteScan)    ? subplan_of(stmt, ((CteScan *)plan)->ctePlanId)
-                                          : nullptr;
-    merge(r, relations_of(stmt, memo, plan->lefttree), kRelationsNamed);
-    merge(r, relations_of(stmt, memo, plan->righttree), kRelationsNamed);
-    merge(r, relations_of(stmt, memo, below), kRelationsNamed);
-    ListCell *lc;
-    foreach (lc, children) merge(r, relations_of(stmt, memo, (Plan *)lfirst(lc)), kRelationsNamed);
+    using namespace plan_nodes;
+    for_each_child(stmt, plan, kTree | kAppended | kSubquery | kCte, [&](Plan *child) {
+        merge(r, relations_of(stmt, memo, child), kRelationsNamed);
+    });
 }
 
 const Relations *relations_of(PlannedStmt *stmt, walk_budget::Memo *memo, Plan *plan) {

@@ -1,6 +1,7 @@
 #include "pg/pg.hpp"
 #include "pg/compat.hpp"
 #include "pg/plan/grain_subplans.hpp"
+#include "pg/plan/plan_nodes.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -75,44 +76,21 @@ void collect_uses(List **uses, Plan *plan, int depth) {
     uses_walker((Node *)plan->targetlist, &at);
     uses_walker((Node *)plan->qual, &at);
     uses_walker((Node *)node_expressions(plan), &at);
-    collect_uses(uses, plan->lefttree, depth + 1);
-    collect_uses(uses, plan->righttree, depth + 1);
-    ListCell *lc;
-    if (IsA(plan, SubqueryScan)) collect_uses(uses, ((SubqueryScan *)plan)->subplan, depth + 1);
-    if (IsA(plan, Append))
-        foreach (lc, ((Append *)plan)->appendplans)
-            collect_uses(uses, (Plan *)lfirst(lc), depth + 1);
-    if (IsA(plan, MergeAppend))
-        foreach (lc, ((MergeAppend *)plan)->mergeplans)
-            collect_uses(uses, (Plan *)lfirst(lc), depth + 1);
-    if (IsA(plan, CustomScan))
-        foreach (lc, ((CustomScan *)plan)->custom_plans)
-            collect_uses(uses, (Plan *)lfirst(lc), depth + 1);
-}
-
-Expr *strip(Expr *e) {
-    while (e && IsA(e, RelabelType)) e = ((RelabelType *)e)->arg;
-    return e;
+    using namespace plan_nodes;
+    for_each_child(nullptr, plan, kTree | kSubquery | kAppended | kCustom,
+                   [&](Plan *child) { collect_uses(uses, child, depth + 1); });
 }
 
 // The equalities of a column with a PARAM_EXEC the scan's own quals apply: the params (its rows
 // are those of one value of each), or the columns compared with one of `params`.
 Bitmapset *equalities(Scan *scan, const Bitmapset *params, bool columns) {
-    List *quals = list_copy(scan->plan.qual);
-    if (IsA(scan, IndexScan)) quals = list_concat(quals, ((IndexScan *)scan)->indexqualorig);
-    if (IsA(scan, IndexOnlyScan)) quals = list_concat(quals, ((IndexOnlyScan *)scan)->indexqual);
-    if (IsA(scan, BitmapHeapScan))
-        quals = list_concat(quals, ((BitmapHeapScan *)scan)->bitmapqualorig);
     Bitmapset *out = nullptr;
     ListCell *lc;
-    foreach (lc, quals) {
-        Node *q = (Node *)lfirst(lc);
-        if (!IsA(q, OpExpr) || list_length(((OpExpr *)q)->args) != 2) continue;
-        OpExpr *op = (OpExpr *)q;
-        Oid left_type = exprType((Node *)linitial(op->args));
-        if (!op_mergejoinable(op->opno, left_type) && !op_hashjoinable(op->opno, left_type))
-            continue;
-        Expr *l = strip((Expr *)linitial(op->args)), *r = strip((Expr *)lsecond(op->args));
+    foreach (lc, plan_nodes::node_quals(&scan->plan)) {
+        Expr *l = nullptr, *r = nullptr;
+        if (!plan_nodes::equality_sides((Node *)lfirst(lc), &l, &r)) continue;
+        l = plan_nodes::strip_relabels(l);
+        r = plan_nodes::strip_relabels(r);
         for (int turn = 0; turn < 2; ++turn) {
             if (IsA(l, Param) && ((Param *)l)->paramkind == PARAM_EXEC && IsA(r, Var)) {
                 int id = ((Param *)l)->paramid;
@@ -141,7 +119,7 @@ Bitmapset *vars_of(List *exprs, int varno) {
     Bitmapset *out = nullptr;
     ListCell *lc;
     foreach (lc, exprs) {
-        Expr *e = strip((Expr *)lfirst(lc));
+        Expr *e = plan_nodes::strip_relabels((Expr *)lfirst(lc));
         if (e && IsA(e, Var) && ((Var *)e)->varno == varno && ((Var *)e)->varattno > 0)
             out = bms_add_member(out, ((Var *)e)->varattno);
     }
@@ -154,18 +132,18 @@ bool rows_unique_on(Proofs *p, Plan *at, bool in_aggregate, List *exprs) {
     Plan *rows = in_aggregate ? at->lefttree : at;
     if (!rows) return false;
     if (at_most_one(rows)) return true;
-    if (is_relation_scan(at)) {
+    if (plan_nodes::is_relation_scan(at)) {
         Scan *scan = (Scan *)at;
         Bitmapset *attnums = nullptr;
         ListCell *lc;
         foreach (lc, exprs) {
-            Expr *e = strip((Expr *)lfirst(lc));
+            Expr *e = plan_nodes::strip_relabels((Expr *)lfirst(lc));
             AttrNumber a = e && IsA(e, Var) ? scan_column(scan, (Var *)e) : 0;
             if (a > 0) attnums = bms_add_member(attnums, a);
         }
         return scan_columns_unique(p, scan, attnums);
     }
-    if (is_join(at)) {
+    if (plan_nodes::is_join(at)) {
         bool outer = rows_unique(p, at->lefttree, vars_of(exprs, OUTER_VAR));
         bool inner = rows_unique(p, at->righttree, vars_of(exprs, INNER_VAR));
         return (outer && inner) || (outer && !join_repeats(p, at, true)) ||
@@ -194,7 +172,7 @@ bool rows_unique_on(Proofs *p, Plan *at, bool in_aggregate, List *exprs) {
             return rows_unique(p, ((SubqueryScan *)at)->subplan,
                                vars_of(exprs, ((Scan *)at)->scanrelid));
         case T_CteScan:
-            return rows_unique(p, subplan_of(p->stmt, ((CteScan *)at)->ctePlanId),
+            return rows_unique(p, plan_nodes::subplan_of(p->stmt, ((CteScan *)at)->ctePlanId),
                                vars_of(exprs, ((Scan *)at)->scanrelid));
         default:
             return false;
@@ -209,7 +187,8 @@ Plan *below_copies(Plan *plan, Bitmapset **cols) {
         int k = -1;
         while ((k = bms_next_member(*cols, k)) >= 0) {
             if (k > list_length(plan->targetlist)) continue;
-            Expr *e = strip(list_nth_node(TargetEntry, plan->targetlist, k - 1)->expr);
+            Expr *e = plan_nodes::strip_relabels(
+                list_nth_node(TargetEntry, plan->targetlist, k - 1)->expr);
             if (e && IsA(e, Var) && ((Var *)e)->varno == OUTER_VAR)
                 below = bms_add_member(below, ((Var *)e)->varattno);
         }
@@ -221,7 +200,7 @@ Plan *below_copies(Plan *plan, Bitmapset **cols) {
 
 // Whether `e` is a Var of the join's side `varno`.
 bool side_var(Expr *e, int varno) {
-    e = strip(e);
+    e = plan_nodes::strip_relabels(e);
     return e && IsA(e, Var) && ((Var *)e)->varno == varno;
 }
 
@@ -234,32 +213,27 @@ Bitmapset *params_through_join(Proofs *p, const Step *step) {
     Plan *join = step->join;
     int mine = step->from_outer ? OUTER_VAR : INNER_VAR;
     int theirs = step->from_outer ? INNER_VAR : OUTER_VAR;
-    List *quals = list_copy(((Join *)join)->joinqual);
-    if (IsA(join, HashJoin)) quals = list_concat(quals, ((HashJoin *)join)->hashclauses);
-    if (IsA(join, MergeJoin)) quals = list_concat(quals, ((MergeJoin *)join)->mergeclauses);
+    // The join's own clauses, not the filter above it.
+    List *quals = list_difference_ptr(plan_nodes::node_quals(join), join->qual);
     Bitmapset *cols = nullptr;
     ListCell *lc;
     foreach (lc, quals) {
-        Node *q = (Node *)lfirst(lc);
-        if (!IsA(q, OpExpr) || list_length(((OpExpr *)q)->args) != 2) continue;
-        Expr *l = (Expr *)linitial(((OpExpr *)q)->args), *r = (Expr *)lsecond(((OpExpr *)q)->args);
-        Oid type = exprType((Node *)l);
-        if (!op_mergejoinable(((OpExpr *)q)->opno, type) &&
-            !op_hashjoinable(((OpExpr *)q)->opno, type))
-            continue;
+        Expr *l = nullptr, *r = nullptr;
+        if (!plan_nodes::equality_sides((Node *)lfirst(lc), &l, &r)) continue;
         if (side_var(l, theirs) && side_var(r, mine))
-            cols = bms_add_member(cols, ((Var *)strip(l))->varattno);
+            cols = bms_add_member(cols, ((Var *)plan_nodes::strip_relabels(l))->varattno);
         if (side_var(r, theirs) && side_var(l, mine))
-            cols = bms_add_member(cols, ((Var *)strip(r))->varattno);
+            cols = bms_add_member(cols, ((Var *)plan_nodes::strip_relabels(r))->varattno);
     }
     Plan *other = below_copies(step->from_outer ? join->righttree : join->lefttree, &cols);
-    if (!other || !is_relation_scan(other)) return nullptr;
+    if (!other || !plan_nodes::is_relation_scan(other)) return nullptr;
     Scan *scan = (Scan *)other;
     Bitmapset *attnums = nullptr;
     int k = -1;
     while ((k = bms_next_member(cols, k)) >= 0) {
         if (k > list_length(other->targetlist)) continue;
-        Expr *e = strip(list_nth_node(TargetEntry, other->targetlist, k - 1)->expr);
+        Expr *e =
+            plan_nodes::strip_relabels(list_nth_node(TargetEntry, other->targetlist, k - 1)->expr);
         AttrNumber a = e && IsA(e, Var) ? scan_column(scan, (Var *)e) : 0;
         if (a > 0) attnums = bms_add_member(attnums, a);
     }
@@ -301,7 +275,8 @@ bool subplan_repeats(Proofs *p, List *path, int index, Scan *scan) {
 }
 
 bool read_once(PlannedStmt *stmt, const SubPlan *sub, Plan *at, bool in_aggregate) {
-    if (!in_aggregate && sub->subLinkType == EXPR_SUBLINK && at == subplan_of(stmt, sub->plan_id))
+    if (!in_aggregate && sub->subLinkType == EXPR_SUBLINK &&
+        at == plan_nodes::subplan_of(stmt, sub->plan_id))
         return true;
     return at_most_one(in_aggregate ? at->lefttree : at);
 }

@@ -1,5 +1,6 @@
 #include "pg/pg.hpp"
 #include "pg/plan/grain_totals.hpp"
+#include "pg/plan/plan_nodes.hpp"
 #include "pg/plan/walk_budget.hpp"
 
 extern "C" {
@@ -9,11 +10,6 @@ extern "C" {
 namespace clarify::pg::grain {
 
 namespace {
-
-Var *plain_var(Expr *e) {
-    while (e && IsA(e, RelabelType)) e = ((RelabelType *)e)->arg;
-    return e && IsA(e, Var) ? (Var *)e : nullptr;
-}
 
 // Where base_columns collects: the statement, the steps left and the columns found.
 struct Collect {
@@ -36,9 +32,9 @@ void collect(Collect *c, Plan *plan, AttrNumber attno, List *route, int depth) {
     walk_budget::step(walk_budget::Kind::Grain);
     if (--*c->steps < 0) return;
     PlannedStmt *stmt = c->stmt;
-    Var *v = plain_var(list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr);
+    Var *v = plan_nodes::plain_var(list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr);
     if (!v || v->varlevelsup != 0) return;
-    if (is_relation_scan(plan)) {
+    if (plan_nodes::is_relation_scan(plan)) {
         Scan *scan = (Scan *)plan;
         AttrNumber a = scan_column(scan, v);
         if (a > 0 && rt_fetch(scan->scanrelid, stmt->rtable)->rtekind == RTE_RELATION) {
@@ -53,14 +49,12 @@ void collect(Collect *c, Plan *plan, AttrNumber attno, List *route, int depth) {
             collect(c, ((SubqueryScan *)plan)->subplan, v->varattno, route, depth + 1);
             return;
         case T_CteScan:
-            collect(c, subplan_of(stmt, ((CteScan *)plan)->ctePlanId), v->varattno,
+            collect(c, plan_nodes::subplan_of(stmt, ((CteScan *)plan)->ctePlanId), v->varattno,
                     lappend(list_copy(route), plan), depth + 1);
             return;
         case T_Append:
-            collect_children(c, ((Append *)plan)->appendplans, v->varattno, route, depth);
-            return;
         case T_MergeAppend:
-            collect_children(c, ((MergeAppend *)plan)->mergeplans, v->varattno, route, depth);
+            collect_children(c, plan_nodes::appended_plans(plan), v->varattno, route, depth);
             return;
         default:
             if (v->varno == OUTER_VAR) collect(c, plan->lefttree, v->varattno, route, depth + 1);
@@ -153,7 +147,7 @@ Collapse *collapse_at(PlannedStmt *stmt, Plan *plan, Expr *expr, int path_length
                       List *route, int *steps) {
     int n = 0;
     const AttrNumber *keys = distinct_keys(plan, &n);
-    if (!keys || !plain_var(expr)) return nullptr;
+    if (!keys || !plan_nodes::plain_var(expr)) return nullptr;
     *steps -= n;
     if (*steps < 0) return nullptr;
     Collapse *c = (Collapse *)palloc(sizeof(Collapse));

@@ -7,6 +7,7 @@
 #include "pg/plan/grain_subplans.hpp"
 #include "pg/plan/grain_totals.hpp"
 #include "pg/plan/grain_union.hpp"
+#include "pg/plan/plan_nodes.hpp"
 #include "pg/plan/walk_budget.hpp"
 
 extern "C" {
@@ -377,7 +378,7 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
         return;
     }
     if (var->varlevelsup != 0) return;
-    if (grain::is_relation_scan(plan)) {
+    if (plan_nodes::is_relation_scan(plan)) {
         Scan *scan = (Scan *)plan;
         AttrNumber attnum = grain::scan_column(scan, var);
         if (var->varno == (int)scan->scanrelid || attnum > 0)
@@ -390,7 +391,7 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
         trace_lateral(t, plan);
         return;
     }
-    if (grain::is_join(plan)) {
+    if (plan_nodes::is_join(plan)) {
         bool from_outer = var->varno == OUTER_VAR;
         if (!from_outer && var->varno != INNER_VAR) return;
         Step *step = (Step *)palloc(sizeof(Step));
@@ -410,7 +411,7 @@ void trace_var(Trace *t, Plan *plan, Var *var) {
                 // Each read of a CTE is a scan of its own.
                 List *saved = t->route;
                 t->route = lappend(list_copy(saved), plan);
-                trace_shared(t, grain::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
+                trace_shared(t, plan_nodes::subplan_of(t->stmt, ((CteScan *)plan)->ctePlanId),
                              var->varattno);
                 t->route = saved;
             }
@@ -462,7 +463,7 @@ void trace_subplan_value(ExprAt *at, SubPlan *sub) {
     Step *step = (Step *)palloc(sizeof(Step));
     *step = Step{nullptr, false, sub, at->plan, at->in_aggregate};
     t->path = lappend(t->path, step);
-    trace_output(t, grain::subplan_of(t->stmt, sub->plan_id), 1);
+    trace_output(t, plan_nodes::subplan_of(t->stmt, sub->plan_id), 1);
     t->path = list_delete_last(t->path);
 }
 
@@ -533,7 +534,7 @@ bool trace_expr_walker(Node *node, void *context) {
             foreach (set, sub->setParam) {
                 if (lfirst_int(set) != ((Param *)node)->paramid) continue;
                 ++t->totals;
-                trace_shared(t, grain::subplan_of(t->stmt, sub->plan_id),
+                trace_shared(t, plan_nodes::subplan_of(t->stmt, sub->plan_id),
                              foreach_current_index(set) + 1);
                 --t->totals;
             }

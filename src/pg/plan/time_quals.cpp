@@ -4,6 +4,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog/time_windows.hpp"
 #include "pg/plan/fixed_value.hpp"
+#include "pg/plan/plan_nodes.hpp"
 #include "pg/plan/walk_budget.hpp"
 
 extern "C" {
@@ -269,54 +270,15 @@ void read_scan(Finder *f, Scan *scan) {
     }
 }
 
-bool is_relation_scan(NodeTag tag) {
-    switch (tag) {
-        case T_SeqScan:
-        case T_SampleScan:
-        case T_IndexScan:
-        case T_IndexOnlyScan:
-        case T_BitmapHeapScan:
-        case T_TidScan:
-        case T_TidRangeScan:
-        case T_ForeignScan:
-        case T_CustomScan:
-            return true;
-        default:
-            return false;
-    }
-}
-
-void walk_plans(Finder *f, List *plans);
-
+// Every scan of the plan tree (subplans and CTEs are walked from the statement).
 void walk(Finder *f, Plan *plan) {
     if (!plan) return;
     check_stack_depth();
     walk_budget::step(walk_budget::Kind::Time);
-    if (is_relation_scan(nodeTag(plan))) read_scan(f, (Scan *)plan);
-    walk(f, plan->lefttree);
-    walk(f, plan->righttree);
-    switch (nodeTag(plan)) {
-        case T_Append:
-            walk_plans(f, ((Append *)plan)->appendplans);
-            break;
-        case T_MergeAppend:
-            walk_plans(f, ((MergeAppend *)plan)->mergeplans);
-            break;
-        case T_BitmapAnd:
-            walk_plans(f, ((BitmapAnd *)plan)->bitmapplans);
-            break;
-        case T_BitmapOr:
-            walk_plans(f, ((BitmapOr *)plan)->bitmapplans);
-            break;
-        case T_SubqueryScan:
-            walk(f, ((SubqueryScan *)plan)->subplan);
-            break;
-        case T_CustomScan:
-            walk_plans(f, ((CustomScan *)plan)->custom_plans);
-            break;
-        default:
-            break;
-    }
+    if (plan_nodes::is_relation_scan(plan)) read_scan(f, (Scan *)plan);
+    using namespace plan_nodes;
+    for_each_child(f->stmt, plan, kTree | kAppended | kBitmaps | kSubquery | kCustom,
+                   [f](Plan *child) { walk(f, child); });
 }
 
 void walk_plans(Finder *f, List *plans) {
