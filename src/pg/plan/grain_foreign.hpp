@@ -1,6 +1,6 @@
 // Foreign and custom scans of no single relation (scanrelid 0: a join or an aggregate the foreign
 // server or the provider computes): the walk cannot follow their rows (docs/reference.md,
-// "Grain"). Internal to pg/plan/grain_walk.cpp.
+// "Grain"); the grain trace records them as unproven.
 #pragma once
 
 #include "pg/pg.hpp"

@@ -167,7 +167,7 @@ bool at_most_one_row(Plan *plan) {
         case T_Result:
             return plan->lefttree == nullptr;
         case T_Limit: {
-            // WITH TIES returns every row that ties with the last one (issue 26).
+            // WITH TIES returns every row that ties with the last one.
             if (((Limit *)plan)->limitOption == LIMIT_OPTION_WITH_TIES) return false;
             Node *count = ((Limit *)plan)->limitCount;
             if (!count || !IsA(count, Const) || ((Const *)count)->constisnull) return false;

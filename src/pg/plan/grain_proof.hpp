@@ -1,7 +1,6 @@
 // Proofs that a join does not repeat one side's rows, from the plan and the database: semi and
 // anti joins, the planner's inner_unique, and the other side unique on the join's equality keys
-// (unique index or primary key, declared key, grouping, DISTINCT, at most one row). Internal to
-// pg/plan/grain_walk.cpp and pg/plan/grain_proof.cpp.
+// (unique index or primary key, declared key, grouping, DISTINCT, at most one row).
 #pragma once
 
 #include "pg/pg.hpp"

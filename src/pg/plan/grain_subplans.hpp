@@ -1,7 +1,7 @@
 // Subqueries in the grain trace (docs/reference.md, "Grain"): a SubPlan is evaluated once per row
 // of the plan node holding it, from the outer values it is handed (parParam set from args). Its
 // rows reach an outer aggregate once per such row unless each row of the measure's scan is
-// handed one outer row only. Internal to pg/plan/grain_walk.cpp and pg/plan/grain_subplans.cpp.
+// handed one outer row only.
 #pragma once
 
 #include "pg/pg.hpp"

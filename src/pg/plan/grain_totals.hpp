@@ -1,7 +1,7 @@
 // Totals and the scans they come from (docs/reference.md, "Grain"): which scan a grouping column
 // copies (a CTE read twice is two scans), which nodes hand on each input row's values more than
 // once (an Agg of several grouping sets), and which return each value of their keys once
-// (GROUP BY, DISTINCT). Internal to pg/plan/grain_walk.cpp.
+// (GROUP BY, DISTINCT).
 #pragma once
 
 #include "pg/pg.hpp"

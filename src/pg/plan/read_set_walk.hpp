@@ -1,5 +1,6 @@
 // The plan walk behind pg/plan/read_set.cpp: its state, the frame an expression is evaluated in,
-// and the expression side of the walk (pg/plan/read_set_exprs.cpp). Internal to those files.
+// and the expression side of the walk (pg/plan/read_set_exprs.cpp); pg/plan/row_order.cpp
+// reads its demands.
 #pragma once
 
 #include "pg/pg.hpp"
