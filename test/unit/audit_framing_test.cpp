@@ -83,12 +83,12 @@ TEST(AuditFraming, DecodingSkipsAndCountsWhatDoesNotDecode) {
     append_frame(ring, "not an entry");
     append_frame(ring, entry_of(3));
     std::vector<std::uint64_t> ids, ends;
-    DecodedFrames got = decode_frames(ring, [&](std::string_view, const AuditView &v,
-                                                std::uint64_t end) {
-        ids.push_back(v.decision_id);
-        ends.push_back(end);
-        return true;
-    });
+    DecodedFrames got =
+        decode_frames(ring, [&](std::string_view, const AuditView &v, std::uint64_t end) {
+            ids.push_back(v.decision_id);
+            ends.push_back(end);
+            return true;
+        });
     EXPECT_EQ(ids, (std::vector<std::uint64_t>{1, 3}));
     EXPECT_EQ(got.malformed, 1u);
     EXPECT_EQ(got.consumed, ring.size());
@@ -102,11 +102,11 @@ TEST(AuditFraming, DecodingStopsBeforeTheEntryNotTaken) {
     std::uint64_t first = ring.size();
     append_frame(ring, entry_of(2));
     int taken = 0;
-    DecodedFrames got = decode_frames(ring, [&](std::string_view entry, const AuditView &,
-                                                std::uint64_t) {
-        EXPECT_EQ(entry.substr(0, 1), entry_of(1).substr(0, 1));
-        return taken++ == 0;
-    });
+    DecodedFrames got =
+        decode_frames(ring, [&](std::string_view entry, const AuditView &, std::uint64_t) {
+            EXPECT_EQ(entry.substr(0, 1), entry_of(1).substr(0, 1));
+            return taken++ == 0;
+        });
     EXPECT_EQ(got.consumed, first);
     EXPECT_EQ(got.malformed, 0u);
 }
@@ -118,8 +118,8 @@ TEST(AuditFraming, DecodingReadsWholeFramesOnly) {
     append_frame(ring, entry_of(2));
     ring.resize(ring.size() - 1);
     int taken = 0;
-    DecodedFrames got = decode_frames(ring, [&](std::string_view, const AuditView &,
-                                                std::uint64_t) { return ++taken > 0; });
+    DecodedFrames got = decode_frames(
+        ring, [&](std::string_view, const AuditView &, std::uint64_t) { return ++taken > 0; });
     EXPECT_EQ(taken, 1);
     EXPECT_EQ(got.consumed, whole);
 }

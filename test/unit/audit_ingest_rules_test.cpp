@@ -59,9 +59,9 @@ TEST(IngestRules, EntriesAreOfThisDatabase) {
 TEST(IngestRules, IdsCarryTheOriginsNode) {
     std::vector<AuditView> batch{decision(id_at("standby1", 1), 10)};
     EXPECT_EQ(entries_refusal(batch, 5, "standby1"), "");
-    EXPECT_EQ(entries_refusal(batch, 5, "primary"),
-              "decision " + std::to_string(batch[0].decision_id) +
-                  " was not made at origin \"primary\"");
+    EXPECT_EQ(
+        entries_refusal(batch, 5, "primary"),
+        "decision " + std::to_string(batch[0].decision_id) + " was not made at origin \"primary\"");
 }
 
 TEST(IngestRules, TheLookupAsksForDecisionsFromTheEarliest) {

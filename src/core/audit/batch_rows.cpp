@@ -84,9 +84,8 @@ class RowBuilder {
         rows_.acting_role.push_back(a.acting_role);
         rows_.pid.push_back(a.pid);
         rows_.query_id.push_back(a.query_id);
-        rows_.question.push_back(a.question_id.empty()
-                                     ? std::nullopt
-                                     : std::optional<std::string>(a.question_id));
+        rows_.question.push_back(a.question_id.empty() ? std::nullopt
+                                                       : std::optional<std::string>(a.question_id));
     }
     BatchRows take() { return std::move(rows_); }
 
@@ -113,9 +112,9 @@ class RowBuilder {
         } else {
             rows_.shape.push_back(a.shape_hash);
         }
-        rows_.carried.push_back(
-            std::uint8_t((lost_statement ? kCarriedStatement : 0) |
-                         (lost_record ? kCarriedRecord : 0) | (lost_shape_ ? kCarriedShape : 0)));
+        rows_.carried.push_back(std::uint8_t((lost_statement ? kCarriedStatement : 0) |
+                                             (lost_record ? kCarriedRecord : 0) |
+                                             (lost_shape_ ? kCarriedShape : 0)));
     }
 
     void add_full(const Entry &a) {
@@ -124,9 +123,8 @@ class RowBuilder {
         rows_.record.push_back(a.record.empty() ? AuditHash{}
                                                 : text("record", a.record, a.record_hash));
         rows_.shape.push_back(shape(a, a.shape_hash ? a.shape_hash : shape_hash_of(key_, a)));
-        rows_.carried.push_back(std::uint8_t(kCarriedStatement |
-                                             (a.record.empty() ? 0 : kCarriedRecord) |
-                                             kCarriedShape));
+        rows_.carried.push_back(std::uint8_t(
+            kCarriedStatement | (a.record.empty() ? 0 : kCarriedRecord) | kCarriedShape));
     }
 
     // Queues the text's row unless it is stored already; returns its identity.
@@ -193,7 +191,7 @@ template std::vector<AuditHash> hashes_to_look_up(const std::vector<AuditView> &
                                                   const WriterCache &);
 template BatchRows batch_rows(const std::vector<AuditRecord> &, const WriterCache &,
                               const HashSet &, const AuditKey &, Width);
-template BatchRows batch_rows(const std::vector<AuditView> &, const WriterCache &,
-                              const HashSet &, const AuditKey &, Width);
+template BatchRows batch_rows(const std::vector<AuditView> &, const WriterCache &, const HashSet &,
+                              const AuditKey &, Width);
 
 }  // namespace clarify

@@ -63,8 +63,7 @@ struct BatchRows {
 // The hashes the short entries of `batch` name that `cache` has not stored (after the writer's
 // start, a purge or recreated tables), each once: the writer asks the audit which it holds.
 template <typename Entry>
-std::vector<AuditHash> hashes_to_look_up(const std::vector<Entry> &batch,
-                                         const WriterCache &cache);
+std::vector<AuditHash> hashes_to_look_up(const std::vector<Entry> &batch, const WriterCache &cache);
 
 // The rows of `batch`. `missing`: the hashes short entries name that the audit does not hold
 // (stand-ins replace them). A text or shape is queued for insertion unless `cache` stored it; one

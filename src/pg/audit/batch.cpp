@@ -137,8 +137,7 @@ HashMap insert_rows(BatchRows &rows, Width width) {
     HashMap moved;
     {
         Carriers carriers{rows.carried, rows.statement, rows.record, rows.shape};
-        store_texts_and_shapes(width, rows.new_texts, rows.new_shapes, carriers, rows.fresh,
-                               moved);
+        store_texts_and_shapes(width, rows.new_texts, rows.new_shapes, carriers, rows.fresh, moved);
     }
     if (!rows.id.empty()) {
         auto [first, last] = std::minmax_element(rows.at.begin(), rows.at.end());
@@ -158,8 +157,7 @@ HashMap insert_rows(BatchRows &rows, Width width) {
         };
         run(insert_batch[width == Width::Wide], values);
     }
-    if (!rows.note_id.empty())
-        execute(insert_notes, {rows.note_id, rows.note_at, rows.note_text});
+    if (!rows.note_id.empty()) execute(insert_notes, {rows.note_id, rows.note_at, rows.note_text});
     return moved;
 }
 
@@ -258,13 +256,13 @@ Peeked peek(WriterState &state, DatabaseQueue *queue, std::vector<char> &buffer)
         pg_guard([&] { return audit_worker_peek(queue, scratch, cap, &p.from, &p.bytes); });
     state.batch.clear();
     state.ends.clear();
-    p.malformed = decode_frames(std::string_view(bytes, p.bytes),
-                                [&](std::string_view, const AuditView &view, uint64 end) {
-                                    state.batch.push_back(view);
-                                    state.ends.push_back(end);
-                                    return true;
-                                })
-                      .malformed;
+    p.malformed =
+        decode_frames(std::string_view(bytes, p.bytes), [&](std::string_view, const AuditView &view,
+                                                            uint64 end) {
+            state.batch.push_back(view);
+            state.ends.push_back(end);
+            return true;
+        }).malformed;
     return p;
 }
 

@@ -1,5 +1,6 @@
 #include "pg/audit/queue.hpp"
 #include "pg/audit/queue_layout.hpp"
+#include "core/audit/framing.hpp"
 #include "core/audit/record.hpp"
 #include "pg/audit/wal.hpp"
 #include "pg/settings.hpp"
@@ -126,7 +127,7 @@ Size header_size(int nqueues) {
 
 // Every entry takes at least its length word and fixed part: this many marks never run out.
 uint64 marks_capacity(uint64 ring) {
-    return ring / (sizeof(uint32) + kAuditEntryPrefix) + 1;
+    return ring / (kFrameHeader + kAuditEntryPrefix) + 1;
 }
 
 uint64 ring_bytes() {
@@ -300,20 +301,96 @@ uint64 audit_ring_size() {
 }
 
 uint64 audit_wake_bytes(bool forwarding) {
-    return forwarding ? queues->ring_size / 2 : queues->ring_size / 4;
+    return wake_bytes(queues->ring_size, forwarding);
 }
 
 uint64 audit_pending_bytes(DatabaseQueue *queue) {
     return pg_atomic_read_u64(&queue->write_pos) - pg_atomic_read_u64(&queue->read_pos);
 }
 
+namespace {
+
+// A decision's entry as audit_submit was given it.
+struct Submission {
+    const char *entry;
+    uint32 length;
+    bool sync;
+    bool standby;
+    const ShortEntry *short_entry;
+};
+
+// Where a queued entry ends in the queue, and in the WAL (sync on a primary).
+struct Enqueued {
+    uint64 end = 0;
+    XLogRecPtr wal_end = InvalidXLogRecPtr;
+};
+
+// The database's queue with a writer serving it (asked for when none is): `queue` when given,
+// else found or claimed. nullptr, with *refused, when there is none.
+DatabaseQueue *served_queue(DatabaseQueue *queue, SubmitResult *refused) {
+    for (;;) {
+        if (!queue && !(queue = find_queue(MyDatabaseId, true))) {
+            *refused = SubmitResult::NoQueue;
+            return nullptr;
+        }
+        // The writer is normally up; only when it is not does looking cost a lock and a clock read.
+        if (queue->writer_pid != 0) return queue;
+        int writer = start_writer(queue, MyDatabaseId);
+        if (writer > 0) return queue;
+        if (writer == 0) {
+            *refused = SubmitResult::NoWriter;
+            return nullptr;
+        }
+        queue = nullptr;  // released meanwhile
+    }
+}
+
+// Under the queue's lock: copies the entry in (its short form when the audit holds every text it
+// names) and, for a sync decision on a primary, writes it to the WAL with its mark. False when
+// there is no room (the lock still held); else releases the lock and wakes the writer if due.
+bool enqueue(DatabaseQueue *queue, const Submission &s, Enqueued *out) {
+    const char *bytes = s.entry;
+    uint32 size = s.length;
+    if (s.short_entry && short_entry_usable(queue->published, s.short_entry->hashes)) {
+        bytes = s.short_entry->bytes;
+        size = s.short_entry->length;
+    }
+    uint64 w = pg_atomic_read_u64(&queue->write_pos), r = pg_atomic_read_u64(&queue->read_pos);
+    if (!ring_has_room(queues->ring_size, w, r, frame_size(size))) return false;
+    ring_copy_in(queue, w, reinterpret_cast<const char *>(&size), kFrameHeader);
+    ring_copy_in(queue, w + kFrameHeader, bytes, size);
+    out->end = w + frame_size(size);
+    if (s.sync && !s.standby) {
+        // In the WAL under the queue's lock: the queue's order is the WAL's, so the oldest mark
+        // is the oldest decision the writer has not materialised.
+        DurableMark mark{out->end, audit_wal_insert_position()};
+        out->wal_end = audit_wal_log(bytes, size);
+        (void)push_mark(queue->marks, marks_of(queue), mark);  // never full: see capacity
+    }
+    pg_write_barrier();
+    pg_atomic_write_u64(&queue->write_pos, out->end);
+    queue->enqueued++;
+    Latch *writer = queue->writer_latch;
+    LWLockRelease(queue->lock);
+    // The writer gathers a batch (it looks every kAsyncPollMs) unless the queue is filling up: a
+    // sync decision is durable without it. Woken once, by the entry that fills it to
+    // audit_wake_bytes(): a wakeup per entry would cost each statement a signal (the writer looks
+    // again at once while that much is still pending).
+    bool filled = fills_past(out->end, w, r, audit_wake_bytes(s.standby));
+    if (writer && ((s.sync && s.standby) || filled)) SetLatch(writer);
+    return true;
+}
+
+}  // namespace
+
 SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
                           const ShortEntry *short_entry) {
-    if (sizeof(uint32) + length > queues->ring_size) return SubmitResult::TooLarge;
+    if (frame_size(length) > queues->ring_size) return SubmitResult::TooLarge;
     // A standby's decisions go to the primary's audit through its writer, never to its own WAL;
     // with no way there configured, nothing could audit them: refused at once.
-    bool standby = RecoveryInProgress();
-    if (standby && (!audit_conninfo || audit_conninfo[0] == '\0')) return SubmitResult::NoConninfo;
+    Submission s{entry, length, sync, RecoveryInProgress(), short_entry};
+    if (s.standby && (!audit_conninfo || audit_conninfo[0] == '\0'))
+        return SubmitResult::NoConninfo;
     // Read from the clock only when a wait begins: an entry that finds room at once (the common
     // case, always in async mode) costs no clock read.
     TimestampTz deadline = 0;
@@ -322,65 +399,20 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
             deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
     };
     DatabaseQueue *queue = nullptr;
-    uint64 end = 0;
-    uint32 seen = 0;
-    XLogRecPtr wal_end = InvalidXLogRecPtr;
+    Enqueued queued;
     for (;;) {
-        if (!queue && !(queue = find_queue(MyDatabaseId, true))) return SubmitResult::NoQueue;
-        // The writer is normally up; only when it is not does looking cost a lock and a clock read.
-        if (queue->writer_pid == 0) {
-            int writer = start_writer(queue, MyDatabaseId);
-            if (writer < 0) {
-                queue = nullptr;
-                continue;
-            }
-            if (writer == 0) return SubmitResult::NoWriter;
-        }
-        if (sync && !standby) {
-            SubmitResult refused = SubmitResult::Committed;
-            if (!retention_admits(timeout_ms, start_deadline, deadline, &refused))
-                return count_failed_wait(queue, refused);
-        }
-        seen = pg_atomic_read_u32(&queue->commit_seq);
+        SubmitResult refused = SubmitResult::Committed;
+        if (!(queue = served_queue(queue, &refused))) return refused;
+        if (sync && !s.standby && !retention_admits(timeout_ms, start_deadline, deadline, &refused))
+            return count_failed_wait(queue, refused);
+        uint32 seen = pg_atomic_read_u32(&queue->commit_seq);
         LWLockAcquire(queue->lock, LW_EXCLUSIVE);
         if (queue->database != MyDatabaseId) {  // released by an idle writer meanwhile
             LWLockRelease(queue->lock);
             queue = nullptr;
             continue;
         }
-        const char *bytes = entry;
-        uint32 size = length;
-        if (short_entry && short_entry_usable(queue->published, short_entry->hashes)) {
-            bytes = short_entry->bytes;
-            size = short_entry->length;
-        }
-        uint64 need = sizeof(uint32) + size;
-        uint64 w = pg_atomic_read_u64(&queue->write_pos), r = pg_atomic_read_u64(&queue->read_pos);
-        if (queues->ring_size - (w - r) >= need) {
-            ring_copy_in(queue, w, reinterpret_cast<const char *>(&size), sizeof(uint32));
-            ring_copy_in(queue, w + sizeof(uint32), bytes, size);
-            end = w + need;
-            if (sync && !standby) {
-                // In the WAL under the queue's lock: the queue's order is the WAL's, so the
-                // oldest mark is the oldest decision the writer has not materialised.
-                DurableMark mark{end, audit_wal_insert_position()};
-                wal_end = audit_wal_log(bytes, size);
-                (void)push_mark(queue->marks, marks_of(queue), mark);  // never full: see capacity
-            }
-            pg_write_barrier();
-            pg_atomic_write_u64(&queue->write_pos, end);
-            queue->enqueued++;
-            Latch *writer = queue->writer_latch;
-            LWLockRelease(queue->lock);
-            // The writer gathers a batch (it looks every kAsyncPollMs) unless the queue is
-            // filling up: a sync decision is durable without it. Woken once, by the entry that
-            // fills it to audit_wake_bytes(): a wakeup per entry would cost each statement a
-            // signal (the writer looks again at once while that much is still pending).
-            uint64 wake_at = audit_wake_bytes(standby);
-            bool filled = end - r > wake_at && w - r <= wake_at;
-            if (writer && ((sync && standby) || filled)) SetLatch(writer);
-            break;
-        }
+        if (enqueue(queue, s, &queued)) break;
         // No room. A decision, sync or async, waits for it: load never skips one. Only an entry
         // given no time (a note on a refusal) is dropped.
         if (timeout_ms <= 0) {
@@ -397,10 +429,10 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
         sleep_on_commit(queue, seen, wait);
     }
     if (!sync) return SubmitResult::Queued;
-    if (standby) return wait_forwarded(queue, end, start_deadline, deadline);
+    if (s.standby) return wait_forwarded(queue, queued.end, start_deadline, deadline);
     // Durable as a commit is: flushed, and confirmed by the synchronous standbys in time.
     start_deadline();
-    if (!audit_wal_make_durable(wal_end, deadline))
+    if (!audit_wal_make_durable(queued.wal_end, deadline))
         return count_failed_wait(queue, SubmitResult::Unconfirmed);
     return SubmitResult::Committed;
 }

@@ -63,7 +63,8 @@ void audit_worker_detach(int code, Datum queue);
 // around its end, else copied into buf (at most cap bytes; cap is at least the ring size).
 // Returns where they are, their size in *bytes (0: none) and their start position in *from.
 // Valid until audit_worker_commit().
-const char *audit_worker_peek(DatabaseQueue *queue, char *buf, uint64 cap, uint64 *from, uint64 *bytes);
+const char *audit_worker_peek(DatabaseQueue *queue, char *buf, uint64 cap, uint64 *from,
+                              uint64 *bytes);
 // `confirmed` false: the batch ending at `upto` was committed locally but a wait for a
 // synchronous standby may have been given up (a stop or cancel request during the commit); its
 // sync waiters fail closed.

@@ -3,6 +3,7 @@
 // counters. The layout is in pg/audit/queue_layout.hpp.
 #include "pg/audit/queue.hpp"
 #include "pg/audit/queue_layout.hpp"
+#include "core/audit/framing.hpp"
 #include "core/audit/record.hpp"
 #include "pg/audit/recovery.hpp"
 #include "pg/settings.hpp"
@@ -62,30 +63,25 @@ void audit_worker_detach(int, Datum arg) {
     wake_sleepers(queue);
 }
 
-const char *audit_worker_peek(DatabaseQueue *queue, char *buf, uint64 cap, uint64 *from, uint64 *bytes) {
+const char *audit_worker_peek(DatabaseQueue *queue, char *buf, uint64 cap, uint64 *from,
+                              uint64 *bytes) {
     uint64 r = pg_atomic_read_u64(&queue->read_pos);
     uint64 w = pg_atomic_read_u64(&queue->write_pos);
     pg_read_barrier();
     *from = r;
     // In place: the whole entries before the ring's end. Backends write only past w, and nothing
     // before read_pos is reused until the writer commits.
-    uint64 start = r % queues->ring_size, off = start;
-    while (r + (off - start) < w && off + sizeof(uint32) <= queues->ring_size) {
-        uint32 length;
-        memcpy(&length, ring_of(queue) + off, sizeof(uint32));
-        if (off + sizeof(uint32) + length > queues->ring_size) break;
-        off += sizeof(uint32) + length;
-    }
-    if (off > start) {
-        *bytes = off - start;
+    uint64 start = r % queues->ring_size;
+    if (uint64 in_place = frames_in_place(ring_of(queue), queues->ring_size, start, w - r)) {
+        *bytes = in_place;
         return ring_of(queue) + start;
     }
     // The first entry wraps around the end: copy entries out.
     uint64 pos = r;
     while (pos < w) {
         uint32 length;
-        ring_copy_out(queue, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
-        uint64 need = sizeof(uint32) + length;
+        ring_copy_out(queue, pos, reinterpret_cast<char *>(&length), kFrameHeader);
+        uint64 need = frame_size(length);
         if (pos - r + need > cap) break;
         ring_copy_out(queue, pos, buf + (pos - r), need);
         pos += need;
@@ -141,7 +137,7 @@ void audit_forget_published(Oid database) {
 
 size_t audit_purge_keep_capacity() {
     // A short entry takes at least its length word and prefix; it names at most 3 hashes.
-    return size_t(queues->ring_size / (sizeof(uint32) + kAuditEntryPrefix) + 1) * 3;
+    return size_t(queues->ring_size / (kFrameHeader + kAuditEntryPrefix) + 1) * 3;
 }
 
 int64 audit_purge_begin(Oid database, AuditHash *keep, size_t cap) {
@@ -150,13 +146,13 @@ int64 audit_purge_begin(Oid database, AuditHash *keep, size_t cap) {
     size_t n = 0;
     uint64 r = pg_atomic_read_u64(&queue->read_pos), w = pg_atomic_read_u64(&queue->write_pos);
     AuditHash last[3];
-    for (uint64 pos = r; pos + sizeof(uint32) <= w;) {
+    for (uint64 pos = r; pos + kFrameHeader <= w;) {
         uint32 length;
-        ring_copy_out(queue, pos, reinterpret_cast<char *>(&length), sizeof(uint32));
+        ring_copy_out(queue, pos, reinterpret_cast<char *>(&length), kFrameHeader);
         char prefix[kAuditEntryPrefix];
         AuditHash hashes[3];
         if (length >= kAuditEntryPrefix) {
-            ring_copy_out(queue, pos + sizeof(uint32), prefix, kAuditEntryPrefix);
+            ring_copy_out(queue, pos + kFrameHeader, prefix, kAuditEntryPrefix);
             if (short_entry_hashes(std::string_view(prefix, kAuditEntryPrefix), hashes) &&
                 !(hashes[0] == last[0] && hashes[1] == last[1] && hashes[2] == last[2])) {
                 if (n + 3 > cap) {
@@ -168,7 +164,7 @@ int64 audit_purge_begin(Oid database, AuditHash *keep, size_t cap) {
                 for (int i = 0; i < 3; ++i) last[i] = hashes[i];
             }
         }
-        pos += sizeof(uint32) + length;
+        pos += frame_size(length);
     }
     LWLockRelease(queue->lock);
     return int64(n);
@@ -198,11 +194,12 @@ bool audit_worker_release_if_idle(DatabaseQueue *queue, const char *database_nam
         // dropped or a wait timed out (an operator's business); an ordinary idle leave, which
         // follows every burst of decisions, is a debug line.
         bool notable = queue->dropped != 0 || queue->timeouts != 0;
-        ereport(notable ? LOG : DEBUG1,
-                (errmsg("pg_clarify audit writer for database \"%s\" leaves idle: %lu decisions "
-                        "queued, %lu written, %lu dropped, %lu timed out since it started",
-                        database_name, (unsigned long)queue->enqueued, (unsigned long)queue->written,
-                        (unsigned long)queue->dropped, (unsigned long)queue->timeouts)));
+        ereport(
+            notable ? LOG : DEBUG1,
+            (errmsg("pg_clarify audit writer for database \"%s\" leaves idle: %lu decisions "
+                    "queued, %lu written, %lu dropped, %lu timed out since it started",
+                    database_name, (unsigned long)queue->enqueued, (unsigned long)queue->written,
+                    (unsigned long)queue->dropped, (unsigned long)queue->timeouts)));
         queue->database = InvalidOid;
         queue->writer_pid = 0;
         queue->writer_latch = nullptr;
@@ -254,14 +251,13 @@ void audit_reserved_leave(int index, Oid database) {
 
 bool audit_enqueue_replayed(DatabaseQueue *queue, const char *entry, uint32 length) {
     LWLockAcquire(queue->lock, LW_EXCLUSIVE);
-    uint64 need = sizeof(uint32) + length;
     uint64 w = pg_atomic_read_u64(&queue->write_pos), r = pg_atomic_read_u64(&queue->read_pos);
-    bool room = queues->ring_size - (w - r) >= need;
+    bool room = ring_has_room(queues->ring_size, w, r, frame_size(length));
     if (room) {
-        ring_copy_in(queue, w, reinterpret_cast<const char *>(&length), sizeof(uint32));
-        ring_copy_in(queue, w + sizeof(uint32), entry, length);
+        ring_copy_in(queue, w, reinterpret_cast<const char *>(&length), kFrameHeader);
+        ring_copy_in(queue, w + kFrameHeader, entry, length);
         pg_write_barrier();
-        pg_atomic_write_u64(&queue->write_pos, w + need);
+        pg_atomic_write_u64(&queue->write_pos, w + frame_size(length));
         queue->enqueued++;
     }
     LWLockRelease(queue->lock);
@@ -302,7 +298,8 @@ bool audit_queue_stats(int index, QueueStats *out) {
     out->timeouts = queue->timeouts;
     out->failed_batches = queue->failed_batches;
     out->malformed = queue->malformed;
-    out->pending_bytes = pg_atomic_read_u64(&queue->write_pos) - pg_atomic_read_u64(&queue->read_pos);
+    out->pending_bytes =
+        pg_atomic_read_u64(&queue->write_pos) - pg_atomic_read_u64(&queue->read_pos);
     strlcpy(out->last_error, queue->last_error, sizeof(out->last_error));
     char forwarding[sizeof(queue->forward_state)];
     strlcpy(forwarding, queue->forward_state, sizeof(forwarding));

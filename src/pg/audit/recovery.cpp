@@ -107,7 +107,8 @@ bool replay_step(DatabaseQueue *queue) {
         }
         while (replay.next < replay.entries.size()) {
             const std::string &e = replay.entries[replay.next];
-            if (!pg_guard([&] { return audit_enqueue_replayed(queue, e.data(), uint32(e.size())); }))
+            if (!pg_guard(
+                    [&] { return audit_enqueue_replayed(queue, e.data(), uint32(e.size())); }))
                 return false;
             ++replay.next;
         }

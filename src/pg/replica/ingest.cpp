@@ -78,9 +78,10 @@ HeldNotes held_notes(const std::vector<AuditView> &batch) {
         Oid type = INT8ARRAYOID;
         Datum ids = PointerGetDatum(
             construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-        int rc = SPI_execute_with_args("SELECT decision_id, note FROM clarify.audit_notes "
-                                       "WHERE decision_id OPERATOR(pg_catalog.=) ANY ($1)",
-                                       1, &type, &ids, nullptr, false, 0);
+        int rc = SPI_execute_with_args(
+            "SELECT decision_id, note FROM clarify.audit_notes "
+            "WHERE decision_id OPERATOR(pg_catalog.=) ANY ($1)",
+            1, &type, &ids, nullptr, false, 0);
         if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's notes failed");
         for (uint64 i = 0; i < SPI_processed; ++i) {
             bool isnull = false;
