@@ -175,8 +175,8 @@ static void clarify_writer_setup() {
     clarify::pg::mark_audit_writer();
 #ifdef __GLIBC__
     // A batch's arrays, its tuple and TOAST's buffers are a few hundred kB each, above glibc's
-    // mmap threshold: every batch would map them afresh and fault their pages in (a quarter of
-    // the writer's CPU, measured). Kept on the heap and reused instead; a writer leaves when idle.
+    // mmap threshold: every batch would map them afresh and fault their pages in. Kept on the
+    // heap and reused instead; a writer leaves when idle.
     mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 128 * 1024 * 1024);
 #endif

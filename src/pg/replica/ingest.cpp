@@ -190,7 +190,7 @@ void claim_origin(const std::string &origin, uint32 node) {
 // One ingest per origin at a time: a batch sent again while its first sending is still being
 // written waits for it, then finds it held (drop_held reads after the wait, with a new snapshot).
 // The lock is the origin's row in clarify.audit_origins, which no agent may lock (no privilege on
-// it); an advisory lock on a key derived from the origin was one any role could take first.
+// it): an advisory lock's key is one any role can take first.
 void lock_origin(const std::string &origin) {
     bool found = pg_guard([&] {
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
