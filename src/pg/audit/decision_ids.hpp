@@ -5,8 +5,7 @@
 
 namespace clarify::pg {
 
-// Where the counter starts at each start of shared memory: the microseconds since 2020-01-01,
-// shifted left by 12 bits.
+// Where the counter starts at each start of shared memory (core/audit/decision_id.hpp).
 uint64 first_decision_id();
 uint64 next_decision_id();
 

@@ -1,5 +1,6 @@
 #include "pg/audit/queue.hpp"
 #include "pg/audit/queue_layout.hpp"
+#include "core/audit/framing.hpp"
 #include "core/audit/record.hpp"
 #include "pg/audit/wal.hpp"
 #include "pg/settings.hpp"
@@ -29,70 +30,70 @@ extern "C" {
 
 namespace clarify::pg {
 
-AuditQueue *queue = nullptr;
+AuditQueues *queues = nullptr;
 bool attached_here = false;
 
-void wake_sleepers(AuditSlot *slot) {
-    pg_atomic_fetch_add_u32(&slot->commit_seq, 1);  // a full barrier
-    if (pg_atomic_read_u32(&slot->sleepers) == 0) return;
+void wake_sleepers(DatabaseQueue *queue) {
+    pg_atomic_fetch_add_u32(&queue->commit_seq, 1);  // a full barrier
+    if (pg_atomic_read_u32(&queue->sleepers) == 0) return;
 #ifdef __linux__
-    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+    (void)syscall(SYS_futex, &queue->commit_seq.value, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 #endif
 }
 
-char *ring_of(AuditSlot *slot) {
-    return reinterpret_cast<char *>(queue) + slot->ring_offset;
+char *ring_of(DatabaseQueue *queue) {
+    return reinterpret_cast<char *>(queues) + queue->ring_offset;
 }
 
-void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n) {
-    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
-    memcpy(dst, ring_of(slot) + off, first);
-    memcpy(dst + first, ring_of(slot), n - first);
+void ring_copy_out(DatabaseQueue *queue, uint64 pos, char *dst, uint64 n) {
+    uint64 size = queues->ring_size, off = pos % size, first = Min(n, size - off);
+    memcpy(dst, ring_of(queue) + off, first);
+    memcpy(dst + first, ring_of(queue), n - first);
 }
 
-void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n) {
-    uint64 size = queue->ring_size, off = pos % size, first = Min(n, size - off);
-    memcpy(ring_of(slot) + off, src, first);
-    memcpy(ring_of(slot), src + first, n - first);
+void ring_copy_in(DatabaseQueue *queue, uint64 pos, const char *src, uint64 n) {
+    uint64 size = queues->ring_size, off = pos % size, first = Min(n, size - off);
+    memcpy(ring_of(queue) + off, src, first);
+    memcpy(ring_of(queue), src + first, n - first);
 }
 
-AuditSlot *find_slot(Oid database, bool claim) {
-    for (int i = 0; i < queue->nslots; ++i)
-        if (queue->slots[i].database == database) return &queue->slots[i];
+DatabaseQueue *find_queue(Oid database, bool claim) {
+    for (int i = 0; i < queues->nqueues; ++i)
+        if (queues->queues[i].database == database) return &queues->queues[i];
     if (!claim) return nullptr;
-    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
-    AuditSlot *found = nullptr;
-    for (int i = 0; i < queue->nslots && !found; ++i)
-        if (queue->slots[i].database == database) found = &queue->slots[i];
-    for (int i = 0; i < queue->nslots && !found; ++i) {
-        AuditSlot *slot = &queue->slots[i];
-        LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-        if (slot->database == InvalidOid) {
+    LWLockAcquire(queues->assign_lock, LW_EXCLUSIVE);
+    DatabaseQueue *found = nullptr;
+    for (int i = 0; i < queues->nqueues && !found; ++i)
+        if (queues->queues[i].database == database) found = &queues->queues[i];
+    for (int i = 0; i < queues->nqueues && !found; ++i) {
+        DatabaseQueue *queue = &queues->queues[i];
+        LWLockAcquire(queue->lock, LW_EXCLUSIVE);
+        if (queue->database == InvalidOid) {
             // A fresh start for this database: its counters are its own.
-            slot->database = database;
-            slot->enqueued = slot->written = slot->dropped = slot->timeouts = 0;
-            slot->failed_batches = slot->malformed = 0;
-            slot->last_error[0] = '\0';
-            slot->marks.head = slot->marks.tail = 0;
-            slot->recover_pending = false;
-            slot->forward_state[0] = '\0';
-            slot->forward_acknowledged_at = 0;
-            published_clear(slot->published);
-            found = slot;
+            queue->database = database;
+            queue->enqueued = queue->written = queue->dropped = queue->timeouts = 0;
+            queue->failed_batches = queue->malformed = 0;
+            queue->last_error[0] = '\0';
+            queue->marks.head = queue->marks.tail = 0;
+            queue->recover_pending = false;
+            queue->forward_state[0] = '\0';
+            queue->forward_acknowledged_at = 0;
+            published_clear(queue->published);
+            found = queue;
         }
-        LWLockRelease(slot->lock);
+        LWLockRelease(queue->lock);
     }
-    LWLockRelease(queue->assign_lock);
+    LWLockRelease(queues->assign_lock);
     return found;
 }
 
-DurableMark *marks_of(AuditSlot *slot) {
-    return reinterpret_cast<DurableMark *>(reinterpret_cast<char *>(queue) + slot->marks_offset);
+DurableMark *marks_of(DatabaseQueue *queue) {
+    return reinterpret_cast<DurableMark *>(reinterpret_cast<char *>(queues) + queue->marks_offset);
 }
 
-bool slot_drained(AuditSlot *slot) {
-    return pg_atomic_read_u64(&slot->write_pos) == pg_atomic_read_u64(&slot->read_pos) &&
-           !slot->recover_pending;
+bool queue_drained(DatabaseQueue *queue) {
+    return pg_atomic_read_u64(&queue->write_pos) == pg_atomic_read_u64(&queue->read_pos) &&
+           !queue->recover_pending;
 }
 
 namespace {
@@ -102,31 +103,31 @@ constexpr const char *kTranche = "pg_clarify audit queue";
 // the postmaster's death are noticed within this.
 constexpr long kWaiterNapMs = 20;
 
-// Sleeps until the slot's commit sequence is no longer `seen`, at most timeout_ms (and at most
+// Sleeps until the queue's commit sequence is no longer `seen`, at most timeout_ms (and at most
 // kWaiterNapMs); then serves interrupts. Spurious returns are fine: callers loop.
-void sleep_on_commit(AuditSlot *slot, uint32 seen, long timeout_ms) {
+void sleep_on_commit(DatabaseQueue *queue, uint32 seen, long timeout_ms) {
     long ms = Max(1L, Min(timeout_ms, kWaiterNapMs));
-    pg_atomic_fetch_add_u32(&slot->sleepers, 1);
+    pg_atomic_fetch_add_u32(&queue->sleepers, 1);
     pgstat_report_wait_start(PG_WAIT_EXTENSION);
 #ifdef __linux__
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    (void)syscall(SYS_futex, &slot->commit_seq.value, FUTEX_WAIT, seen, &ts, nullptr, 0);
+    (void)syscall(SYS_futex, &queue->commit_seq.value, FUTEX_WAIT, seen, &ts, nullptr, 0);
 #else
-    if (pg_atomic_read_u32(&slot->commit_seq) == seen) pg_usleep(1000L);
+    if (pg_atomic_read_u32(&queue->commit_seq) == seen) pg_usleep(1000L);
 #endif
     pgstat_report_wait_end();
-    pg_atomic_fetch_sub_u32(&slot->sleepers, 1);
+    pg_atomic_fetch_sub_u32(&queue->sleepers, 1);
     if (!PostmasterIsAlive()) proc_exit(1);
     CHECK_FOR_INTERRUPTS();
 }
 
-Size header_size(int nslots) {
-    return MAXALIGN(offsetof(AuditQueue, slots) + sizeof(AuditSlot) * nslots);
+Size header_size(int nqueues) {
+    return MAXALIGN(offsetof(AuditQueues, queues) + sizeof(DatabaseQueue) * nqueues);
 }
 
 // Every entry takes at least its length word and fixed part: this many marks never run out.
 uint64 marks_capacity(uint64 ring) {
-    return ring / (sizeof(uint32) + kAuditEntryPrefix) + 1;
+    return ring / (kFrameHeader + kAuditEntryPrefix) + 1;
 }
 
 uint64 ring_bytes() {
@@ -137,27 +138,27 @@ uint64 ring_bytes() {
 
 }  // namespace
 
-int start_writer(AuditSlot *slot, Oid database) {
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    if (slot->database != database) {
-        LWLockRelease(slot->lock);
+int start_writer(DatabaseQueue *queue, Oid database) {
+    LWLockAcquire(queue->lock, LW_EXCLUSIVE);
+    if (queue->database != database) {
+        LWLockRelease(queue->lock);
         return -1;
     }
     TimestampTz now = GetCurrentTimestamp();
-    bool needed = !slot->writer_registered ||
-                  (slot->writer_pid == 0 &&
-                   TimestampDifferenceExceeds(slot->registered_at, now, kWriterStartupMs));
+    bool needed = !queue->writer_registered ||
+                  (queue->writer_pid == 0 &&
+                   TimestampDifferenceExceeds(queue->registered_at, now, kWriterStartupMs));
     if (needed) {
-        slot->writer_registered = true;
-        slot->registered_at = now;
+        queue->writer_registered = true;
+        queue->registered_at = now;
     }
-    bool reserved = slot->reserved;
+    bool reserved = queue->reserved;
     Latch *waiting = nullptr;
     if (needed && reserved) {
-        slot->writer_requested = true;
-        waiting = slot->reserved_latch;
+        queue->writer_requested = true;
+        waiting = queue->reserved_latch;
     }
-    LWLockRelease(slot->lock);
+    LWLockRelease(queue->lock);
     if (!needed) return 1;
     // The reserved writer keeps its slot for the server's life: asking it needs no free one. It
     // is asked again when it has not attached in time (it may have failed to connect).
@@ -179,15 +180,15 @@ int start_writer(AuditSlot *slot, Oid database) {
     worker.bgw_main_arg = ObjectIdGetDatum(database);
     BackgroundWorkerHandle *handle;
     if (RegisterDynamicBackgroundWorker(&worker, &handle)) return 1;
-    LWLockAcquire(queue->assign_lock, LW_EXCLUSIVE);
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    slot->writer_registered = false;
+    LWLockAcquire(queues->assign_lock, LW_EXCLUSIVE);
+    LWLockAcquire(queue->lock, LW_EXCLUSIVE);
+    queue->writer_registered = false;
     // Nothing queued and nobody to write it: the queue goes back to the pool, free for a
     // database that has a writer.
-    if (slot->database == database && slot->writer_pid == 0 && slot_drained(slot))
-        slot->database = InvalidOid;
-    LWLockRelease(slot->lock);
-    LWLockRelease(queue->assign_lock);
+    if (queue->database == database && queue->writer_pid == 0 && queue_drained(queue))
+        queue->database = InvalidOid;
+    LWLockRelease(queue->lock);
+    LWLockRelease(queues->assign_lock);
     ereport(WARNING,
             (errmsg("pg_clarify could not start an audit writer for this database"),
              errhint("Raise max_worker_processes, or pg_clarify.audit_writers (which reserves "
@@ -198,11 +199,11 @@ int start_writer(AuditSlot *slot, Oid database) {
 namespace {
 
 // A waiter gave up (timed out, found no room, or its batch was not confirmed): counted in the
-// slot's timeouts (clarify.audit_queue()), and `result` returned.
-SubmitResult count_failed_wait(AuditSlot *slot, SubmitResult result = SubmitResult::TimedOut) {
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    slot->timeouts++;
-    LWLockRelease(slot->lock);
+// queue's timeouts (clarify.audit_queue()), and `result` returned.
+SubmitResult count_failed_wait(DatabaseQueue *queue, SubmitResult result = SubmitResult::TimedOut) {
+    LWLockAcquire(queue->lock, LW_EXCLUSIVE);
+    queue->timeouts++;
+    LWLockRelease(queue->lock);
     return result;
 }
 
@@ -220,7 +221,7 @@ bool retention_admits(int timeout_ms, StartDeadline &start_deadline, TimestampTz
         *refused = SubmitResult::NoRetention;
         return false;
     }
-    while (pg_atomic_read_u32(&queue->retention_ready) == 0) {
+    while (pg_atomic_read_u32(&queues->retention_ready) == 0) {
         start_deadline();
         long wait = remaining_ms(deadline);
         if (wait <= 0) {
@@ -231,7 +232,7 @@ bool retention_admits(int timeout_ms, StartDeadline &start_deadline, TimestampTz
         CHECK_FOR_INTERRUPTS();
     }
     uint64 limit = uint64(audit_retained_wal_mb) * 1024 * 1024;
-    if (retention_exceeded(audit_wal_insert_position(), pg_atomic_read_u64(&queue->retained_from),
+    if (retention_exceeded(audit_wal_insert_position(), pg_atomic_read_u64(&queues->retained_from),
                            limit)) {
         *refused = SubmitResult::RetentionFull;
         return false;
@@ -242,15 +243,15 @@ bool retention_admits(int timeout_ms, StartDeadline &start_deadline, TimestampTz
 // Sync on a standby: the writer moves the committed position past an entry once the primary has
 // acknowledged it durable (pg/replica/forward.cpp).
 template <typename StartDeadline>
-SubmitResult wait_forwarded(AuditSlot *slot, uint64 end, StartDeadline &start_deadline,
+SubmitResult wait_forwarded(DatabaseQueue *queue, uint64 end, StartDeadline &start_deadline,
                             TimestampTz &deadline) {
     for (;;) {
-        uint32 seen = pg_atomic_read_u32(&slot->commit_seq);
-        if (pg_atomic_read_u64(&slot->read_pos) >= end) return SubmitResult::Committed;
+        uint32 seen = pg_atomic_read_u32(&queue->commit_seq);
+        if (pg_atomic_read_u64(&queue->read_pos) >= end) return SubmitResult::Committed;
         start_deadline();
         long wait = remaining_ms(deadline);
-        if (wait <= 0) return count_failed_wait(slot, SubmitResult::NotForwarded);
-        sleep_on_commit(slot, seen, wait);
+        if (wait <= 0) return count_failed_wait(queue, SubmitResult::NotForwarded);
+        sleep_on_commit(queue, seen, wait);
     }
 }
 
@@ -258,8 +259,8 @@ SubmitResult wait_forwarded(AuditSlot *slot, uint64 end, StartDeadline &start_de
 
 Size audit_queue_shmem_size() {
     uint64 ring = ring_bytes();
-    Size per_slot = add_size(ring, MAXALIGN(sizeof(DurableMark) * marks_capacity(ring)));
-    return add_size(header_size(audit_databases), mul_size(per_slot, audit_databases));
+    Size per_queue = add_size(ring, MAXALIGN(sizeof(DurableMark) * marks_capacity(ring)));
+    return add_size(header_size(audit_databases), mul_size(per_queue, audit_databases));
 }
 
 void audit_queue_request_locks() {
@@ -267,53 +268,129 @@ void audit_queue_request_locks() {
 }
 
 void audit_queue_attach(void *base, bool found) {
-    queue = static_cast<AuditQueue *>(base);
+    queues = static_cast<AuditQueues *>(base);
     if (found) return;
     LWLockPadded *locks = GetNamedLWLockTranche(kTranche);
     // The rings too: the kernel allocates a shared page at its first touch, and that first touch
     // would otherwise fall on a backend deciding a statement (a few microseconds per page).
     memset(base, 0, audit_queue_shmem_size());
-    queue->nslots = audit_databases;
-    queue->ring_size = ring_bytes();
-    queue->assign_lock = &locks[0].lock;
-    pg_atomic_init_u32(&queue->retention_ready, 0);
-    pg_atomic_init_u32(&queue->recovery_assigned, 0);
-    pg_atomic_init_u64(&queue->retained_from, 0);
-    Size per_slot =
-        queue->ring_size + MAXALIGN(sizeof(DurableMark) * marks_capacity(queue->ring_size));
-    for (int i = 0; i < queue->nslots; ++i) {
-        AuditSlot *slot = &queue->slots[i];
-        slot->lock = &locks[i + 1].lock;
-        pg_atomic_init_u64(&slot->write_pos, 0);
-        pg_atomic_init_u64(&slot->read_pos, 0);
-        pg_atomic_init_u32(&slot->commit_seq, 0);
-        pg_atomic_init_u32(&slot->sleepers, 0);
-        pg_atomic_init_u64(&slot->unconfirmed_upto, 0);
-        slot->ring_offset = header_size(queue->nslots) + Size(i) * per_slot;
-        slot->marks_offset = slot->ring_offset + queue->ring_size;
-        slot->marks.capacity = marks_capacity(queue->ring_size);
+    queues->nqueues = audit_databases;
+    queues->ring_size = ring_bytes();
+    queues->assign_lock = &locks[0].lock;
+    pg_atomic_init_u32(&queues->retention_ready, 0);
+    pg_atomic_init_u32(&queues->recovery_assigned, 0);
+    pg_atomic_init_u64(&queues->retained_from, 0);
+    Size per_queue =
+        queues->ring_size + MAXALIGN(sizeof(DurableMark) * marks_capacity(queues->ring_size));
+    for (int i = 0; i < queues->nqueues; ++i) {
+        DatabaseQueue *queue = &queues->queues[i];
+        queue->lock = &locks[i + 1].lock;
+        pg_atomic_init_u64(&queue->write_pos, 0);
+        pg_atomic_init_u64(&queue->read_pos, 0);
+        pg_atomic_init_u32(&queue->commit_seq, 0);
+        pg_atomic_init_u32(&queue->sleepers, 0);
+        pg_atomic_init_u64(&queue->unconfirmed_upto, 0);
+        queue->ring_offset = header_size(queues->nqueues) + Size(i) * per_queue;
+        queue->marks_offset = queue->ring_offset + queues->ring_size;
+        queue->marks.capacity = marks_capacity(queues->ring_size);
     }
 }
 
 uint64 audit_ring_size() {
-    return queue->ring_size;
+    return queues->ring_size;
 }
 
 uint64 audit_wake_bytes(bool forwarding) {
-    return forwarding ? queue->ring_size / 2 : queue->ring_size / 4;
+    return wake_bytes(queues->ring_size, forwarding);
 }
 
-uint64 audit_pending_bytes(AuditSlot *slot) {
-    return pg_atomic_read_u64(&slot->write_pos) - pg_atomic_read_u64(&slot->read_pos);
+uint64 audit_pending_bytes(DatabaseQueue *queue) {
+    return pg_atomic_read_u64(&queue->write_pos) - pg_atomic_read_u64(&queue->read_pos);
 }
+
+namespace {
+
+// A decision's entry as audit_submit was given it.
+struct Submission {
+    const char *entry;
+    uint32 length;
+    bool sync;
+    bool standby;
+    const ShortEntry *short_entry;
+};
+
+// Where a queued entry ends in the queue, and in the WAL (sync on a primary).
+struct Enqueued {
+    uint64 end = 0;
+    XLogRecPtr wal_end = InvalidXLogRecPtr;
+};
+
+// The database's queue with a writer serving it (asked for when none is): `queue` when given,
+// else found or claimed. nullptr, with *refused, when there is none.
+DatabaseQueue *served_queue(DatabaseQueue *queue, SubmitResult *refused) {
+    for (;;) {
+        if (!queue && !(queue = find_queue(MyDatabaseId, true))) {
+            *refused = SubmitResult::NoQueue;
+            return nullptr;
+        }
+        // The writer is normally up; only when it is not does looking cost a lock and a clock read.
+        if (queue->writer_pid != 0) return queue;
+        int writer = start_writer(queue, MyDatabaseId);
+        if (writer > 0) return queue;
+        if (writer == 0) {
+            *refused = SubmitResult::NoWriter;
+            return nullptr;
+        }
+        queue = nullptr;  // released meanwhile
+    }
+}
+
+// Under the queue's lock: copies the entry in (its short form when the audit holds every text it
+// names) and, for a sync decision on a primary, writes it to the WAL with its mark. False when
+// there is no room (the lock still held); else releases the lock and wakes the writer if due.
+bool enqueue(DatabaseQueue *queue, const Submission &s, Enqueued *out) {
+    const char *bytes = s.entry;
+    uint32 size = s.length;
+    if (s.short_entry && short_entry_usable(queue->published, s.short_entry->hashes)) {
+        bytes = s.short_entry->bytes;
+        size = s.short_entry->length;
+    }
+    uint64 w = pg_atomic_read_u64(&queue->write_pos), r = pg_atomic_read_u64(&queue->read_pos);
+    if (!ring_has_room(queues->ring_size, w, r, frame_size(size))) return false;
+    ring_copy_in(queue, w, reinterpret_cast<const char *>(&size), kFrameHeader);
+    ring_copy_in(queue, w + kFrameHeader, bytes, size);
+    out->end = w + frame_size(size);
+    if (s.sync && !s.standby) {
+        // In the WAL under the queue's lock: the queue's order is the WAL's, so the oldest mark
+        // is the oldest decision the writer has not materialised.
+        DurableMark mark{out->end, audit_wal_insert_position()};
+        out->wal_end = audit_wal_log(bytes, size);
+        (void)push_mark(queue->marks, marks_of(queue), mark);  // never full: see capacity
+    }
+    pg_write_barrier();
+    pg_atomic_write_u64(&queue->write_pos, out->end);
+    queue->enqueued++;
+    Latch *writer = queue->writer_latch;
+    LWLockRelease(queue->lock);
+    // The writer gathers a batch (it looks every kAsyncPollMs) unless the queue is filling up: a
+    // sync decision is durable without it. Woken once, by the entry that fills it to
+    // audit_wake_bytes(): a wakeup per entry would cost each statement a signal (the writer looks
+    // again at once while that much is still pending).
+    bool filled = fills_past(out->end, w, r, audit_wake_bytes(s.standby));
+    if (writer && ((s.sync && s.standby) || filled)) SetLatch(writer);
+    return true;
+}
+
+}  // namespace
 
 SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeout_ms,
                           const ShortEntry *short_entry) {
-    if (sizeof(uint32) + length > queue->ring_size) return SubmitResult::TooLarge;
+    if (frame_size(length) > queues->ring_size) return SubmitResult::TooLarge;
     // A standby's decisions go to the primary's audit through its writer, never to its own WAL;
     // with no way there configured, nothing could audit them: refused at once.
-    bool standby = RecoveryInProgress();
-    if (standby && (!audit_conninfo || audit_conninfo[0] == '\0')) return SubmitResult::NoConninfo;
+    Submission s{entry, length, sync, RecoveryInProgress(), short_entry};
+    if (s.standby && (!audit_conninfo || audit_conninfo[0] == '\0'))
+        return SubmitResult::NoConninfo;
     // Read from the clock only when a wait begins: an entry that finds room at once (the common
     // case, always in async mode) costs no clock read.
     TimestampTz deadline = 0;
@@ -321,130 +398,85 @@ SubmitResult audit_submit(const char *entry, uint32 length, bool sync, int timeo
         if (deadline == 0)
             deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
     };
-    AuditSlot *slot = nullptr;
-    uint64 end = 0;
-    uint32 seen = 0;
-    XLogRecPtr wal_end = InvalidXLogRecPtr;
+    DatabaseQueue *queue = nullptr;
+    Enqueued queued;
     for (;;) {
-        if (!slot && !(slot = find_slot(MyDatabaseId, true))) return SubmitResult::NoQueue;
-        // The writer is normally up; only when it is not does looking cost a lock and a clock read.
-        if (slot->writer_pid == 0) {
-            int writer = start_writer(slot, MyDatabaseId);
-            if (writer < 0) {
-                slot = nullptr;
-                continue;
-            }
-            if (writer == 0) return SubmitResult::NoWriter;
-        }
-        if (sync && !standby) {
-            SubmitResult refused = SubmitResult::Committed;
-            if (!retention_admits(timeout_ms, start_deadline, deadline, &refused))
-                return count_failed_wait(slot, refused);
-        }
-        seen = pg_atomic_read_u32(&slot->commit_seq);
-        LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-        if (slot->database != MyDatabaseId) {  // released by an idle writer meanwhile
-            LWLockRelease(slot->lock);
-            slot = nullptr;
+        SubmitResult refused = SubmitResult::Committed;
+        if (!(queue = served_queue(queue, &refused))) return refused;
+        if (sync && !s.standby && !retention_admits(timeout_ms, start_deadline, deadline, &refused))
+            return count_failed_wait(queue, refused);
+        uint32 seen = pg_atomic_read_u32(&queue->commit_seq);
+        LWLockAcquire(queue->lock, LW_EXCLUSIVE);
+        if (queue->database != MyDatabaseId) {  // released by an idle writer meanwhile
+            LWLockRelease(queue->lock);
+            queue = nullptr;
             continue;
         }
-        const char *bytes = entry;
-        uint32 size = length;
-        if (short_entry && short_entry_usable(slot->published, short_entry->hashes)) {
-            bytes = short_entry->bytes;
-            size = short_entry->length;
-        }
-        uint64 need = sizeof(uint32) + size;
-        uint64 w = pg_atomic_read_u64(&slot->write_pos), r = pg_atomic_read_u64(&slot->read_pos);
-        if (queue->ring_size - (w - r) >= need) {
-            ring_copy_in(slot, w, reinterpret_cast<const char *>(&size), sizeof(uint32));
-            ring_copy_in(slot, w + sizeof(uint32), bytes, size);
-            end = w + need;
-            if (sync && !standby) {
-                // In the WAL under the queue's lock: the queue's order is the WAL's, so the
-                // oldest mark is the oldest decision the writer has not materialised.
-                DurableMark mark{end, audit_wal_insert_position()};
-                wal_end = audit_wal_log(bytes, size);
-                (void)push_mark(slot->marks, marks_of(slot), mark);  // never full: see capacity
-            }
-            pg_write_barrier();
-            pg_atomic_write_u64(&slot->write_pos, end);
-            slot->enqueued++;
-            Latch *writer = slot->writer_latch;
-            LWLockRelease(slot->lock);
-            // The writer gathers a batch (it looks every kAsyncPollMs) unless the queue is
-            // filling up: a sync decision is durable without it. Woken once, by the entry that
-            // fills it to audit_wake_bytes(): a wakeup per entry would cost each statement a
-            // signal (the writer looks again at once while that much is still pending).
-            uint64 wake_at = audit_wake_bytes(standby);
-            bool filled = end - r > wake_at && w - r <= wake_at;
-            if (writer && ((sync && standby) || filled)) SetLatch(writer);
-            break;
-        }
+        if (enqueue(queue, s, &queued)) break;
         // No room. A decision, sync or async, waits for it: load never skips one. Only an entry
         // given no time (a note on a refusal) is dropped.
         if (timeout_ms <= 0) {
-            slot->dropped++;
-            LWLockRelease(slot->lock);
+            queue->dropped++;
+            LWLockRelease(queue->lock);
             return SubmitResult::Dropped;
         }
-        Latch *writer = slot->writer_latch;
-        LWLockRelease(slot->lock);
+        Latch *writer = queue->writer_latch;
+        LWLockRelease(queue->lock);
         if (writer) SetLatch(writer);
         start_deadline();
         long wait = remaining_ms(deadline);
-        if (wait <= 0) return count_failed_wait(slot, SubmitResult::QueueFull);
-        sleep_on_commit(slot, seen, wait);
+        if (wait <= 0) return count_failed_wait(queue, SubmitResult::QueueFull);
+        sleep_on_commit(queue, seen, wait);
     }
     if (!sync) return SubmitResult::Queued;
-    if (standby) return wait_forwarded(slot, end, start_deadline, deadline);
+    if (s.standby) return wait_forwarded(queue, queued.end, start_deadline, deadline);
     // Durable as a commit is: flushed, and confirmed by the synchronous standbys in time.
     start_deadline();
-    if (!audit_wal_make_durable(wal_end, deadline))
-        return count_failed_wait(slot, SubmitResult::Unconfirmed);
+    if (!audit_wal_make_durable(queued.wal_end, deadline))
+        return count_failed_wait(queue, SubmitResult::Unconfirmed);
     return SubmitResult::Committed;
 }
 
 void audit_count_malformed(Oid database, const char *why) {
-    AuditSlot *slot = find_slot(database, true);
-    if (!slot) return;
-    LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-    bool mine = slot->database == database;
+    DatabaseQueue *queue = find_queue(database, true);
+    if (!queue) return;
+    LWLockAcquire(queue->lock, LW_EXCLUSIVE);
+    bool mine = queue->database == database;
     if (mine) {
-        slot->malformed++;
-        strlcpy(slot->last_error, why, sizeof(slot->last_error));
+        queue->malformed++;
+        strlcpy(queue->last_error, why, sizeof(queue->last_error));
     }
-    bool writer = slot->writer_pid != 0;
-    LWLockRelease(slot->lock);
+    bool writer = queue->writer_pid != 0;
+    LWLockRelease(queue->lock);
     // A queue taken for the count alone goes back to the pool when its writer finds it idle.
-    if (mine && !writer) (void)start_writer(slot, database);
+    if (mine && !writer) (void)start_writer(queue, database);
 }
 
 bool audit_wait_visible(Oid database, int timeout_ms) {
     TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
-    AuditSlot *slot = find_slot(database, false);
-    uint64 target = slot ? pg_atomic_read_u64(&slot->write_pos) : 0;
+    DatabaseQueue *queue = find_queue(database, false);
+    uint64 target = queue ? pg_atomic_read_u64(&queue->write_pos) : 0;
     for (;;) {
-        uint32 seen = slot ? pg_atomic_read_u32(&slot->commit_seq) : 0;
+        uint32 seen = queue ? pg_atomic_read_u32(&queue->commit_seq) : 0;
         // A standby has no keeper and nothing to replay: its writer's committed position means
         // acknowledged by the primary, visible in the primary's clarify.audit.
-        bool visible = RecoveryInProgress() || pg_atomic_read_u32(&queue->recovery_assigned) != 0;
+        bool visible = RecoveryInProgress() || pg_atomic_read_u32(&queues->recovery_assigned) != 0;
         Latch *writer = nullptr;
-        if (visible && slot) {
-            LWLockAcquire(slot->lock, LW_SHARED);
-            visible = slot->database != database ||
-                      (pg_atomic_read_u64(&slot->read_pos) >= target && !slot->recover_pending);
-            writer = slot->writer_latch;
-            LWLockRelease(slot->lock);
-        } else if (visible && (slot = find_slot(database, false))) {
+        if (visible && queue) {
+            LWLockAcquire(queue->lock, LW_SHARED);
+            visible = queue->database != database ||
+                      (pg_atomic_read_u64(&queue->read_pos) >= target && !queue->recover_pending);
+            writer = queue->writer_latch;
+            LWLockRelease(queue->lock);
+        } else if (visible && (queue = find_queue(database, false))) {
             continue;  // a database needing a replay took a queue since: wait for it
         }
         if (visible) return true;
         long wait = remaining_ms(deadline);
         if (wait <= 0) return false;
         if (writer) SetLatch(writer);  // it need not wait for its next look
-        if (slot)
-            sleep_on_commit(slot, seen, wait);
+        if (queue)
+            sleep_on_commit(queue, seen, wait);
         else {
             pg_usleep(Min(wait, kWaiterNapMs) * 1000L);
             CHECK_FOR_INTERRUPTS();

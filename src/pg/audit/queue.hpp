@@ -56,14 +56,15 @@ void audit_count_malformed(Oid database, const char *why);
 bool audit_wait_visible(Oid database, int timeout_ms);
 
 // Worker side.
-struct AuditSlot;
-AuditSlot *audit_worker_attach(Oid database);
-void audit_worker_detach(int code, Datum slot);
+struct DatabaseQueue;
+DatabaseQueue *audit_worker_attach(Oid database);
+void audit_worker_detach(int code, Datum queue);
 // The whole entries from the committed position on: in place in the ring when they do not wrap
 // around its end, else copied into buf (at most cap bytes; cap is at least the ring size).
 // Returns where they are, their size in *bytes (0: none) and their start position in *from.
 // Valid until audit_worker_commit().
-const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *from, uint64 *bytes);
+const char *audit_worker_peek(DatabaseQueue *queue, char *buf, uint64 cap, uint64 *from,
+                              uint64 *bytes);
 // `confirmed` false: the batch ending at `upto` was committed locally but a wait for a
 // synchronous standby may have been given up (a stop or cancel request during the commit); its
 // sync waiters fail closed.
@@ -71,19 +72,19 @@ const char *audit_worker_peek(AuditSlot *slot, char *buf, uint64 cap, uint64 *fr
 // for short entries unless a purge began since `purge_seen` (the purge generation read when the
 // batch began). Returns false when the published set was full and emptied first: the writer
 // then forgets what it stored, so that it stores (and publishes) those texts again.
-bool audit_worker_commit(AuditSlot *slot, uint64 upto, uint64 entries, uint64 malformed,
+bool audit_worker_commit(DatabaseQueue *queue, uint64 upto, uint64 entries, uint64 malformed,
                          bool confirmed = true, const AuditHash *to_publish = nullptr,
                          size_t npublish = 0, uint64 purge_seen = 0);
-void audit_worker_failed(AuditSlot *slot, const char *message);
+void audit_worker_failed(DatabaseQueue *queue, const char *message);
 // A standby's writer: its forwarding state, shown by clarify.audit_queue(); `acknowledged`: the
 // primary has just acknowledged a batch.
-void audit_worker_forward_state(AuditSlot *slot, const char *state, bool acknowledged);
+void audit_worker_forward_state(DatabaseQueue *queue, const char *state, bool acknowledged);
 // Empties a database's published hashes and moves the purge generation, so that nothing stored
 // before is published after: its audit's tables were recreated (seen by the writer), or its
 // governance catalog changed (as it does after the extension is created again).
 void audit_forget_published(Oid database);
 // True (and the queue returned to the pool) when nothing is pending: the writer may exit.
-bool audit_worker_release_if_idle(AuditSlot *slot, const char *database_name);
+bool audit_worker_release_if_idle(DatabaseQueue *queue, const char *database_name);
 
 // Reserved writers: registered at server start for the first audit_reserved_writers() queues,
 // each keeping its worker slot for the server's life (it leaves when idle and is restarted).
@@ -99,7 +100,7 @@ uint64 audit_ring_size();
 // How many pending bytes wake the writer before its next look: a standby's writer, whose every
 // batch costs a call and a commit on the primary, gathers more.
 uint64 audit_wake_bytes(bool forwarding);
-uint64 audit_pending_bytes(AuditSlot *slot);
+uint64 audit_pending_bytes(DatabaseQueue *queue);
 
 // For clarify.purge_audit(), while it holds its locks on the audit's texts (no batch is being
 // written): moves the purge generation, empties the database's published hashes and puts in
@@ -108,14 +109,14 @@ uint64 audit_pending_bytes(AuditSlot *slot);
 size_t audit_purge_keep_capacity();
 int64 audit_purge_begin(Oid database, AuditHash *keep, size_t cap);
 
-// For clarify.audit_queue(): a snapshot of one slot's counters.
-struct AuditSlotStats {
+// For clarify.audit_queue(): a snapshot of one queue's counters.
+struct QueueStats {
     Oid database;
     int writer_pid;
     uint64 enqueued, written, dropped, timeouts, failed_batches, malformed, pending_bytes;
     char last_error[256];
 };
-int audit_slot_count();
-bool audit_slot_stats(int index, AuditSlotStats *out);
+int audit_queue_count();
+bool audit_queue_stats(int index, QueueStats *out);
 
 }  // namespace clarify::pg

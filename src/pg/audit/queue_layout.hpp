@@ -18,7 +18,7 @@ namespace clarify::pg {
 // A registered writer that has not attached after this long is presumed dead and replaced.
 constexpr long kWriterStartupMs = 3000;
 
-struct AuditSlot {
+struct DatabaseQueue {
     Oid database;  // InvalidOid: free
     bool writer_registered;
     TimestampTz registered_at;
@@ -60,12 +60,12 @@ struct AuditSlot {
     // Hashes of statements, records and decision shapes this database's audit holds, published
     // by the writer after the commit that stored them (core/audit/protocol.hpp). Emptied by
     // purge_audit() (which keeps the texts short entries still queued refer to) and when a
-    // database takes the slot.
+    // database takes the queue.
     PublishedHashes published;
 };
 
-struct AuditQueue {
-    int nslots;
+struct AuditQueues {
+    int nqueues;
     uint64 ring_size;
     LWLock *assign_lock;
     // The retention keeper (pg/audit/retention.cpp): its latch, whether it holds the replication
@@ -76,25 +76,25 @@ struct AuditQueue {
     pg_atomic_uint32 recovery_assigned;
     pg_atomic_uint64 retained_from;
     uint64 recover_from;  // the slot's position at server start, where replays read from
-    AuditSlot slots[FLEXIBLE_ARRAY_MEMBER];
+    DatabaseQueue queues[FLEXIBLE_ARRAY_MEMBER];
 };
 
-extern AuditQueue *queue;
+extern AuditQueues *queues;
 // This process has served a queue as its writer.
 extern bool attached_here;
 
 // After read_pos moved (or the writer left): wakes every sleeper with one call.
-void wake_sleepers(AuditSlot *slot);
-char *ring_of(AuditSlot *slot);
-void ring_copy_out(AuditSlot *slot, uint64 pos, char *dst, uint64 n);
-void ring_copy_in(AuditSlot *slot, uint64 pos, const char *src, uint64 n);
-DurableMark *marks_of(AuditSlot *slot);
-// 1: a writer serves the slot (or is starting); 0: none could be started; -1: the slot no longer
+void wake_sleepers(DatabaseQueue *queue);
+char *ring_of(DatabaseQueue *queue);
+void ring_copy_out(DatabaseQueue *queue, uint64 pos, char *dst, uint64 n);
+void ring_copy_in(DatabaseQueue *queue, uint64 pos, const char *src, uint64 n);
+DurableMark *marks_of(DatabaseQueue *queue);
+// 1: a writer serves the queue (or is starting); 0: none could be started; -1: the queue no longer
 // belongs to `database`.
-int start_writer(AuditSlot *slot, Oid database);
-// Nothing queued, nothing to replay (under the slot's lock).
-bool slot_drained(AuditSlot *slot);
-// The database's slot; with `claim`, takes a free one when it has none (nullptr: none free).
-AuditSlot *find_slot(Oid database, bool claim);
+int start_writer(DatabaseQueue *queue, Oid database);
+// Nothing queued, nothing to replay (under the queue's lock).
+bool queue_drained(DatabaseQueue *queue);
+// The database's queue; with `claim`, takes a free one when it has none (nullptr: none free).
+DatabaseQueue *find_queue(Oid database, bool claim);
 
 }  // namespace clarify::pg

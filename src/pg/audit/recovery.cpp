@@ -1,15 +1,14 @@
 #include "pg/audit/recovery.hpp"
 #include "core/audit/protocol.hpp"
+#include "pg/audit/held_ids.hpp"
 #include "pg/audit/wal.hpp"
 #include "pg/boundary.hpp"
 #include "pg/shared_memory.hpp"
 
 extern "C" {
 #include "access/xact.h"
-#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
-#include "utils/array.h"
 #include "utils/timestamp.h"
 #include "utils/snapmgr.h"
 }
@@ -45,51 +44,37 @@ std::vector<std::string> read_back(Oid database) {
     return found;
 }
 
-// The ids among `ids` the audit holds already (a batch committed before the WAL's slot moved).
-std::unordered_set<uint64> already_audited(const std::vector<int64> &ids, int64 earliest) {
-    std::unordered_set<uint64> held;
-    std::vector<int64> rows;
+// The ids among `ids` the audit holds already (a batch committed before the WAL's slot moved),
+// from every origin: this server's own decisions, whatever its origin was called when they were
+// written (and a 1.0 catalog has no origins).
+std::unordered_set<uint64> already_audited(const std::unordered_set<uint64> &ids, int64 earliest) {
     try {
-        pg_guard([&] {
+        pg_guard([] {
             StartTransactionCommand();
             if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
             PushActiveSnapshot(GetTransactionSnapshot());
-            Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * ids.size()));
-            for (size_t i = 0; i < ids.size(); ++i) elems[i] = Int64GetDatum(ids[i]);
-            ArrayType *array = construct_array(elems, int(ids.size()), INT8OID, 8, true, 'd');
-            Oid types[2] = {TIMESTAMPTZOID, INT8ARRAYOID};
-            Datum values[2] = {TimestampTzGetDatum(earliest), PointerGetDatum(array)};
-            int rc = SPI_execute_with_args(
-                "SELECT u FROM clarify.audit_batches b CROSS JOIN LATERAL "
-                "pg_catalog.unnest(b.decision_ids) u WHERE b.last_decided_at >= $1 "
-                "AND u OPERATOR(pg_catalog.=) ANY ($2)",
-                2, types, values, nullptr, true, 0);
-            if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's decision ids failed");
-            for (uint64 i = 0; i < SPI_processed; ++i) {
-                bool isnull = false;
-                Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-                if (!isnull) rows.push_back(DatumGetInt64(d));
-            }
+        });
+        std::unordered_set<uint64> held = held_decision_ids(ids, earliest, nullptr);
+        pg_guard([] {
             SPI_finish();
             PopActiveSnapshot();
             CommitTransactionCommand();
         });
-    } catch (...) {  // an ERROR, or std::bad_alloc from rows: the transaction goes either way
+        return held;
+    } catch (...) {  // an ERROR, or std::bad_alloc: the transaction goes either way
         pg_guard([] { AbortCurrentTransaction(); });
         throw;
     }
-    for (int64 id : rows) held.insert(uint64(id));
-    return held;
 }
 
 void load(Oid database) {
     std::vector<std::string> entries = read_back(database);
     if (!entries.empty()) {
-        std::vector<int64> ids;
+        std::unordered_set<uint64> ids;
         for (const std::string &e : entries) {
             EntryIdentity id;
             (void)read_entry_identity(e, id);  // read_back kept only entries with an identity
-            ids.push_back(int64(id.decision_id));
+            ids.insert(id.decision_id);
         }
         std::unordered_set<uint64> held = already_audited(ids, earliest_decided_at(entries));
         entries = entries_to_replay(std::move(entries), held);
@@ -107,9 +92,9 @@ void load(Oid database) {
 
 }  // namespace
 
-bool replay_step(AuditSlot *slot) {
+bool replay_step(DatabaseQueue *queue) {
     if (replay.done) return true;
-    if (!pg_guard([&] { return audit_replay_pending(slot); })) {
+    if (!pg_guard([&] { return audit_replay_pending(queue); })) {
         replay.done = true;
         return true;
     }
@@ -117,26 +102,27 @@ bool replay_step(AuditSlot *slot) {
         if (!replay.loaded) {
             // The queue first: the audit then holds everything queued before, so what the WAL
             // holds and the audit does not is exactly what is left to replay.
-            if (pg_guard([&] { return audit_pending_bytes(slot); }) != 0) return false;
+            if (pg_guard([&] { return audit_pending_bytes(queue); }) != 0) return false;
             load(MyDatabaseId);
         }
         while (replay.next < replay.entries.size()) {
             const std::string &e = replay.entries[replay.next];
-            if (!pg_guard([&] { return audit_enqueue_replayed(slot, e.data(), uint32(e.size())); }))
+            if (!pg_guard(
+                    [&] { return audit_enqueue_replayed(queue, e.data(), uint32(e.size())); }))
                 return false;
             ++replay.next;
         }
-        if (pg_guard([&] { return audit_pending_bytes(slot); }) != 0) return false;
+        if (pg_guard([&] { return audit_pending_bytes(queue); }) != 0) return false;
     } catch (const PgError &e) {
         std::string message = e.what();
         pg_guard([&] {
-            audit_worker_failed(slot, message.c_str());
+            audit_worker_failed(queue, message.c_str());
             ereport(LOG,
                     (errmsg("pg_clarify audit writer: the replay failed: %s", message.c_str())));
         });
         return false;
     }
-    pg_guard([&] { audit_finish_replay(slot); });
+    pg_guard([&] { audit_finish_replay(queue); });
     replay = Replay{};
     replay.done = true;
     return true;

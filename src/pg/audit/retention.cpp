@@ -39,13 +39,13 @@ constexpr long kKeeperPollMs = 100;
 XLogRecPtr retention_floor(bool *frozen) {
     XLogRecPtr insert = audit_wal_insert_position();
     XLogRecPtr floor = insert;
-    *frozen = pg_atomic_read_u32(&queue->recovery_assigned) == 0;
-    for (int i = 0; i < queue->nslots; ++i) {
-        AuditSlot *slot = &queue->slots[i];
-        LWLockAcquire(slot->lock, LW_SHARED);
-        floor = Min(floor, oldest_floor(slot->marks, marks_of(slot), insert));
-        if (slot->recover_pending) *frozen = true;
-        LWLockRelease(slot->lock);
+    *frozen = pg_atomic_read_u32(&queues->recovery_assigned) == 0;
+    for (int i = 0; i < queues->nqueues; ++i) {
+        DatabaseQueue *queue = &queues->queues[i];
+        LWLockAcquire(queue->lock, LW_SHARED);
+        floor = Min(floor, oldest_floor(queue->marks, marks_of(queue), insert));
+        if (queue->recover_pending) *frozen = true;
+        LWLockRelease(queue->lock);
     }
     return floor;
 }
@@ -53,13 +53,13 @@ XLogRecPtr retention_floor(bool *frozen) {
 // A writer that left (or died) with entries queued or a replay pending is replaced now, not at
 // the next decision of its database.
 void replace_writers() {
-    for (int i = 0; i < queue->nslots; ++i) {
-        AuditSlot *slot = &queue->slots[i];
-        LWLockAcquire(slot->lock, LW_SHARED);
-        Oid database = slot->database;
-        bool orphaned = database != InvalidOid && slot->writer_pid == 0 && !slot_drained(slot);
-        LWLockRelease(slot->lock);
-        if (orphaned) (void)start_writer(slot, database);
+    for (int i = 0; i < queues->nqueues; ++i) {
+        DatabaseQueue *queue = &queues->queues[i];
+        LWLockAcquire(queue->lock, LW_SHARED);
+        Oid database = queue->database;
+        bool orphaned = database != InvalidOid && queue->writer_pid == 0 && !queue_drained(queue);
+        LWLockRelease(queue->lock);
+        if (orphaned) (void)start_writer(queue, database);
     }
 }
 
@@ -67,23 +67,23 @@ void replace_writers() {
 // stay in `waiting` for the next round.
 void assign_replays(std::set<Oid> &waiting) {
     for (auto it = waiting.begin(); it != waiting.end();) {
-        AuditSlot *slot = find_slot(*it, true);
-        if (!slot) {
+        DatabaseQueue *queue = find_queue(*it, true);
+        if (!queue) {
             ++it;
             continue;
         }
-        LWLockAcquire(slot->lock, LW_EXCLUSIVE);
-        bool mine = slot->database == *it;
-        if (mine) slot->recover_pending = true;
-        LWLockRelease(slot->lock);
+        LWLockAcquire(queue->lock, LW_EXCLUSIVE);
+        bool mine = queue->database == *it;
+        if (mine) queue->recover_pending = true;
+        LWLockRelease(queue->lock);
         if (!mine) {
             ++it;
             continue;
         }
-        (void)start_writer(slot, *it);
+        (void)start_writer(queue, *it);
         it = waiting.erase(it);
     }
-    if (waiting.empty()) pg_atomic_write_u32(&queue->recovery_assigned, 1);
+    if (waiting.empty()) pg_atomic_write_u32(&queues->recovery_assigned, 1);
 }
 
 void keeper_loop() {
@@ -115,25 +115,25 @@ void keeper_loop() {
     }
     std::set<Oid> waiting;
     pg_guard([&] {
-        queue->keeper_latch = MyLatch;
-        pg_atomic_write_u64(&queue->retained_from, audit_wal_slot_position());
-        pg_atomic_write_u32(&queue->retention_ready, 1);
+        queues->keeper_latch = MyLatch;
+        pg_atomic_write_u64(&queues->retained_from, audit_wal_slot_position());
+        pg_atomic_write_u32(&queues->retention_ready, 1);
     });
     // Once per start of shared memory (a keeper restarted after an error must not replay twice).
-    if (pg_atomic_read_u32(&queue->recovery_assigned) == 0) {
+    if (pg_atomic_read_u32(&queues->recovery_assigned) == 0) {
         uint64 from = pg_guard([] { return audit_wal_slot_position(); });
-        queue->recover_from = from;
+        queues->recover_from = from;
         waiting = databases_to_replay(from);
     }
     for (;;) {
         pg_guard([&] {
-            if (pg_atomic_read_u32(&queue->recovery_assigned) == 0) assign_replays(waiting);
+            if (pg_atomic_read_u32(&queues->recovery_assigned) == 0) assign_replays(waiting);
             bool frozen = false;
             XLogRecPtr floor = retention_floor(&frozen);
             XLogRecPtr at = audit_wal_slot_position();
             XLogRecPtr to = next_slot_position(at, floor, frozen);
             if (to != at) audit_wal_advance_slot(to);
-            pg_atomic_write_u64(&queue->retained_from, audit_wal_slot_position());
+            pg_atomic_write_u64(&queues->retained_from, audit_wal_slot_position());
             replace_writers();
             (void)worker_wait(0, PGINVALID_SOCKET, kKeeperPollMs);
         });
@@ -142,9 +142,9 @@ void keeper_loop() {
 }
 
 void keeper_exit(int, Datum) {
-    if (queue && queue->keeper_latch == MyLatch) {
-        queue->keeper_latch = nullptr;
-        pg_atomic_write_u32(&queue->retention_ready, 0);
+    if (queues && queues->keeper_latch == MyLatch) {
+        queues->keeper_latch = nullptr;
+        pg_atomic_write_u32(&queues->retention_ready, 0);
     }
     if (MyReplicationSlot) ReplicationSlotRelease();
 }

@@ -70,9 +70,6 @@ void execute(Statement &statement, const std::vector<Column> &columns) {
 std::string identity_text(const AuditHash &h, Width width) {
     return width == Width::Wide ? hash_to_uuid_text(h) : std::to_string(static_cast<int64>(h.lo));
 }
-AuditHash identity_of(const AuditHash &h, Width width) {
-    return width == Width::Wide ? h : AuditHash{h.lo, 0};
-}
 
 const Oid int8_array_type = INT8ARRAYOID;
 const Oid uuid_array_type = UUIDARRAYOID;

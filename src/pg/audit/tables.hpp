@@ -5,7 +5,9 @@
 #pragma once
 
 #include "pg/pg.hpp"
+#include "core/audit/batch_rows.hpp"
 #include "core/audit/hash.hpp"
+#include "core/audit/writer_cache.hpp"
 #include "pg/boundary.hpp"
 
 extern "C" {
@@ -16,19 +18,9 @@ extern "C" {
 #include <cstring>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace clarify::pg {
-
-using HashSet = std::unordered_set<AuditHash, AuditHashHasher>;
-using HashMap = std::unordered_map<AuditHash, AuditHash, AuditHashHasher>;
-// Whether the audit keys texts by 16-byte identities (catalog 1.1) or a 1.0 catalog's bigint
-// ones: ALTER EXTENSION UPDATE changes them in place, under new values (see the update script).
-enum class Width { Unknown, Narrow, Wide };
-
-using Column = std::vector<std::optional<std::string>>;
 
 // Statements are prepared once per writer and kept (SPI_keepplan); PostgreSQL re-plans them if
 // the audit tables are recreated.
@@ -90,27 +82,14 @@ Datum value_array(const std::vector<T> &values, const std::vector<bool> *nulls, 
     });
 }
 
-// A stored identity as the catalog keys it: the 16 bytes (uuid), or, in a database still at
-// catalog 1.0, their first 8 (bigint).
-AuditHash identity_of(const AuditHash &h, Width width);
 // The identities of one column of a batch: uuid[] (16 bytes each, as they are), or bigint[].
 Datum identity_array(const std::vector<AuditHash> &values, const std::vector<bool> *nulls,
                      Width width);
 // The width of the identities the database's audit tables key by.
 Width identity_width(Oid texts);
 
-// Texts and shapes a batch inserts, each under its identity.
-struct TextRows {
-    std::vector<AuditHash> ids;
-    Column body;
-};
-struct ShapeRows {
-    std::vector<AuditHash> ids;
-    Column allowed, state, reason, columns, bindings, payload;
-};
-
 // A batch's decisions: the identities they refer to, and which of them each carried itself
-// (bit 1: statement, 2: record, 4: shape) rather than naming them in a short entry.
+// (core/audit/batch_rows.hpp, Carried) rather than naming them in a short entry.
 struct Carriers {
     const std::vector<uint8> &carried;
     std::vector<AuditHash> &statement, &record, &shape;

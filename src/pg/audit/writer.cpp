@@ -75,9 +75,10 @@ constexpr long kForwardPollMs = 200;
 char served_database_name[NAMEDATALEN] = "";
 
 void writer_loop(Oid database) {
-    AuditSlot *slot = pg_guard([&] { return audit_worker_attach(database); });
-    if (!slot) return;  // another writer serves this database
+    DatabaseQueue *queue = pg_guard([&] { return audit_worker_attach(database); });
+    if (!queue) return;  // another writer serves this database
     std::vector<char> buffer(Max(audit_ring_size(), uint64(4 * 1024 * 1024)));
+    WriterState state;
     long backoff = 0;
     TimestampTz last_work = pg_guard([] { return GetCurrentTimestamp(); });
     for (;;) {
@@ -85,10 +86,10 @@ void writer_loop(Oid database) {
         // server is promoted it writes here what is still queued and what comes next.
         bool forwarding = pg_guard([] { return RecoveryInProgress(); });
         if (!forwarding) forward_close();
-        bool replayed = forwarding || replay_step(slot);
-        long written = forwarding ? forward(slot, buffer) : drain(slot, buffer);
+        bool replayed = forwarding || replay_step(queue);
+        long written = forwarding ? forward(queue, buffer) : drain(state, queue, buffer);
         if (ShutdownRequestPending) {
-            if (forwarding) forward_before_exit(slot, buffer);
+            if (forwarding) forward_before_exit(queue, buffer);
             return;
         }
         TimestampTz now = pg_guard([] { return GetCurrentTimestamp(); });
@@ -98,14 +99,14 @@ void writer_loop(Oid database) {
         backoff = written < 0 && !forwarding ? Min(Max(backoff * 2, 100L), kMaxBackoffMs) : 0;
         if (written == 0 && !forwarding &&
             TimestampDifferenceExceeds(last_work, now, kIdleExitMs) &&
-            pg_guard([&] { return audit_worker_release_if_idle(slot, served_database_name); }))
+            pg_guard([&] { return audit_worker_release_if_idle(queue, served_database_name); }))
             return;
         long timeout = backoff ? backoff : forwarding ? kForwardPollMs : kAsyncPollMs;
         if (!replayed && !backoff) timeout = 1;  // a replay goes on at once
         // More than audit_wake_bytes() pending (a quarter of the queue, half when forwarding): the
         // backends woke the writer once, when it filled that far (audit_submit), so it goes on at
         // once rather than wait to be woken again.
-        if (written > 0 && audit_pending_bytes(slot) > audit_wake_bytes(forwarding)) timeout = 0;
+        if (written > 0 && audit_pending_bytes(queue) > audit_wake_bytes(forwarding)) timeout = 0;
         pg_guard([&] { (void)worker_wait(0, PGINVALID_SOCKET, timeout); });
     }
 }
@@ -174,8 +175,8 @@ static void clarify_writer_setup() {
     clarify::pg::mark_audit_writer();
 #ifdef __GLIBC__
     // A batch's arrays, its tuple and TOAST's buffers are a few hundred kB each, above glibc's
-    // mmap threshold: every batch would map them afresh and fault their pages in (a quarter of
-    // the writer's CPU, measured). Kept on the heap and reused instead; a writer leaves when idle.
+    // mmap threshold: every batch would map them afresh and fault their pages in. Kept on the
+    // heap and reused instead; a writer leaves when idle.
     mallopt(M_MMAP_THRESHOLD, 64 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 128 * 1024 * 1024);
 #endif

@@ -147,9 +147,9 @@ extern "C" Datum clarify_catalog_changed(PG_FUNCTION_ARGS) {
 extern "C" Datum clarify_audit_queue(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = (ReturnSetInfo *)fcinfo->resultinfo;
-    for (int i = 0; i < audit_slot_count(); ++i) {
-        AuditSlotStats stats;
-        if (!audit_slot_stats(i, &stats)) continue;
+    for (int i = 0; i < audit_queue_count(); ++i) {
+        QueueStats stats;
+        if (!audit_queue_stats(i, &stats)) continue;
         Datum values[10];
         bool nulls[10] = {false};
         char *dbname = get_database_name(stats.database);

@@ -7,6 +7,7 @@
 #include "core/audit/record.hpp"
 #include "pg/boundary.hpp"
 #include "core/audit/forward_batch.hpp"
+#include "core/audit/framing.hpp"
 #include "pg/settings.hpp"
 #include "pg/worker_wait.hpp"
 
@@ -77,11 +78,11 @@ std::string one_line(const char *message) {
     return text;
 }
 
-// Records the state in the slot (clarify.audit_queue()) and logs it when it changed.
-void set_state(AuditSlot *slot, const std::string &state, bool acknowledged = false) {
+// Records the state in the queue (clarify.audit_queue()) and logs it when it changed.
+void set_state(DatabaseQueue *queue, const std::string &state, bool acknowledged = false) {
     std::string shown =
         "forwarding to the primary (" + primary_name(conn_made_with.c_str()) + "): " + state;
-    pg_guard([&] { audit_worker_forward_state(slot, shown.c_str(), acknowledged); });
+    pg_guard([&] { audit_worker_forward_state(queue, shown.c_str(), acknowledged); });
     // A connection lost and not yet back is one state, whatever each attempt's error.
     std::string kind = state.rfind("lost:", 0) == 0 ? "lost" : state;
     if (kind == logged_state) return;
@@ -90,8 +91,8 @@ void set_state(AuditSlot *slot, const std::string &state, bool acknowledged = fa
 }
 
 // A loss closes the connection; a refusal keeps it (the primary may be granted or updated).
-void fail(AuditSlot *slot, const std::string &state, bool keep_connection = false) {
-    set_state(slot, state);
+void fail(DatabaseQueue *queue, const std::string &state, bool keep_connection = false) {
+    set_state(queue, state);
     if (!keep_connection) forward_close();
     backoff_ms = backoff_ms ? Min(backoff_ms * 2, kMaxBackoffMs) : kFirstBackoffMs;
     retry_at =
@@ -110,7 +111,7 @@ bool names_database(const char *conninfo) {
 }
 
 // Connects to the primary; false (state recorded, back-off started) when it cannot.
-bool connect(AuditSlot *slot) {
+bool connect(DatabaseQueue *queue) {
     if (database_name.empty()) {
         database_name = pg_guard([] {
             StartTransactionCommand();
@@ -133,7 +134,7 @@ bool connect(AuditSlot *slot) {
     values.push_back(nullptr);
     conn = PQconnectStartParams(keys.data(), values.data(), 1);
     if (!conn || PQstatus(conn) == CONNECTION_BAD) {
-        fail(slot, "lost: " + one_line(conn ? PQerrorMessage(conn) : "out of memory"));
+        fail(queue, "lost: " + one_line(conn ? PQerrorMessage(conn) : "out of memory"));
         return false;
     }
     TimestampTz deadline = pg_guard(
@@ -144,7 +145,7 @@ bool connect(AuditSlot *slot) {
             std::string why = one_line(PQerrorMessage(conn));
             // The primary answered and said no (authentication, no such role or database).
             bool refused = why.find("FATAL:") != std::string::npos;
-            fail(slot, (refused ? "refused: " : "lost: ") + why);
+            fail(queue, (refused ? "refused: " : "lost: ") + why);
             return false;
         }
         Waited w = wait_socket(
@@ -154,13 +155,13 @@ bool connect(AuditSlot *slot) {
             return false;
         }
         if (w == Waited::TimedOut) {
-            fail(slot, "lost: no connection within 10 s");
+            fail(queue, "lost: no connection within 10 s");
             return false;
         }
         status = PQconnectPoll(conn);
     }
     if (PQsetnonblocking(conn, 1) != 0) {
-        fail(slot, "lost: " + one_line(PQerrorMessage(conn)));
+        fail(queue, "lost: " + one_line(PQerrorMessage(conn)));
         return false;
     }
     return true;
@@ -269,13 +270,13 @@ const char *not_forwarded_reason() {
     return reason.c_str();
 }
 
-void forward_before_exit(AuditSlot *slot, std::vector<char> &buffer) {
+void forward_before_exit(DatabaseQueue *queue, std::vector<char> &buffer) {
     constexpr long kExitFlushMs = 2000;
     exit_deadline =
         pg_guard([] { return TimestampTzPlusMilliseconds(GetCurrentTimestamp(), kExitFlushMs); });
     retry_at = 0;  // no back-off now: this is the last chance
     // A queue fuller than one batch (ForwardedFrames::kMaxBytes) goes in several calls.
-    while (forward(slot, buffer) > 0 &&
+    while (forward(queue, buffer) > 0 &&
            pg_guard([] { return GetCurrentTimestamp(); }) < exit_deadline) {
     }
     forward_close();
@@ -286,71 +287,71 @@ void forward_close() {
     conn = nullptr;
 }
 
-long forward(AuditSlot *slot, std::vector<char> &buffer) {
+namespace {
+
+// What a forward call does next after trying to connect.
+enum class Connected { Yes, No, Stopping };
+
+// Connects (once per connection) and makes the ingest's return mean durable on the primary and
+// its synchronous standbys.
+Connected ensure_connected(DatabaseQueue *queue) {
+    const char *wanted = audit_conninfo ? audit_conninfo : "";
+    if (conn && conn_made_with != wanted) forward_close();  // changed by a reload
+    if (conn && retry_at != 0 && pg_guard([] { return GetCurrentTimestamp(); }) < retry_at)
+        return Connected::No;  // refused a moment ago: asked again after the back-off
+    if (conn) return Connected::Yes;
+    if (!*wanted) {
+        conn_made_with.clear();
+        set_state(queue, "not configured: pg_clarify.audit_conninfo is not set");
+        return Connected::No;
+    }
+    TimestampTz now = pg_guard([] { return GetCurrentTimestamp(); });
+    if (now < retry_at || !connect(queue)) return Connected::No;
+    std::string why;
+    Sent sent =
+        run_query("SET synchronous_commit TO on", 0, nullptr, nullptr, nullptr, nullptr, &why);
+    if (sent == Sent::Stopping) {
+        forward_close();  // a query may be under way: the last attempt starts afresh
+        return Connected::Stopping;
+    }
+    if (sent != Sent::Acknowledged) {
+        fail(queue, (sent == Sent::Refused ? "refused: " : "lost: ") + why);
+        return Connected::No;
+    }
+    set_state(queue, "connected");
+    return Connected::Yes;
+}
+
+// Each entry checked as the primary will check it (core/audit/framing.hpp): one that does not
+// decode is counted and left out. Each text goes once per batch: later decisions with the same
+// texts go short. A batch larger than ForwardedFrames::kMaxBytes takes what fits.
+DecodedFrames frame_batch(const char *ring, uint64 bytes, ForwardedFrames &frames) {
+    frames.reserve(bytes);
+    return decode_frames(std::string_view(ring, bytes),
+                         [&](std::string_view entry, const AuditView &view, uint64) {
+                             return frames.add(entry, view);
+                         });
+}
+
+}  // namespace
+
+long forward(DatabaseQueue *queue, std::vector<char> &buffer) {
     struct SetAgainIfWoken {
         ~SetAgainIfWoken() {
             if (woken_while_busy) SetLatch(MyLatch);
             woken_while_busy = false;
         }
     } set_again;
-    const char *wanted = audit_conninfo ? audit_conninfo : "";
-    if (conn && conn_made_with != wanted) forward_close();  // changed by a reload
-    if (conn && retry_at != 0 && pg_guard([] { return GetCurrentTimestamp(); }) < retry_at)
-        return -1;  // refused a moment ago: asked again after the back-off
-    if (!conn) {
-        if (!*wanted) {
-            conn_made_with.clear();
-            set_state(slot, "not configured: pg_clarify.audit_conninfo is not set");
-            return -1;
-        }
-        TimestampTz now = pg_guard([] { return GetCurrentTimestamp(); });
-        if (now < retry_at) return -1;
-        if (!connect(slot)) return -1;
-        // The ingest's return then means durable on the primary and its synchronous standbys.
-        std::string why;
-        Sent sent =
-            run_query("SET synchronous_commit TO on", 0, nullptr, nullptr, nullptr, nullptr, &why);
-        if (sent == Sent::Stopping) {
-            forward_close();  // a query may be under way: the last attempt starts afresh
-            return 0;
-        }
-        if (sent != Sent::Acknowledged) {
-            fail(slot, (sent == Sent::Refused ? "refused: " : "lost: ") + why);
-            return -1;
-        }
-        set_state(slot, "connected");
-    }
-
+    Connected connected = ensure_connected(queue);
+    if (connected != Connected::Yes) return connected == Connected::Stopping ? 0 : -1;
     uint64 from = 0, bytes = 0;
     char *scratch = buffer.data();
     uint64 cap = buffer.size();
     const char *ring =
-        pg_guard([&] { return audit_worker_peek(slot, scratch, cap, &from, &bytes); });
+        pg_guard([&] { return audit_worker_peek(queue, scratch, cap, &from, &bytes); });
     if (bytes == 0) return 0;
-    // Each entry checked as the primary will check it; one that does not decode is counted and
-    // left out. Each text goes once per batch: later decisions with the same texts go short.
-    // A batch larger than ForwardedFrames::kMaxBytes sends what fits, and commits that much.
     ForwardedFrames frames;
-    frames.reserve(bytes);
-    uint64 malformed = 0;
-    for (uint64 pos = 0; pos < bytes;) {
-        uint32 length;
-        memcpy(&length, ring + pos, sizeof(uint32));
-        std::string_view entry(ring + pos + sizeof(uint32), length);
-        AuditView view;
-        try {
-            view = decode_view(entry);
-        } catch (const AuditFormatError &) {
-            ++malformed;
-            pos += sizeof(uint32) + length;
-            continue;
-        }
-        if (!frames.add(entry, view)) {
-            bytes = pos;
-            break;
-        }
-        pos += sizeof(uint32) + length;
-    }
+    DecodedFrames framed = frame_batch(ring, bytes, frames);
     uint64 decisions = frames.entries();
     if (decisions > 0) {
         const std::string &origin = server_origin();
@@ -367,14 +368,16 @@ long forward(AuditSlot *slot, std::vector<char> &buffer) {
         }
         if (sent != Sent::Acknowledged) {
             bool refused = sent == Sent::Refused;
-            fail(slot, (refused ? "refused: " : "lost: ") + why, refused);
+            fail(queue, (refused ? "refused: " : "lost: ") + why, refused);
             return -1;
         }
     }
-    pg_guard([&] { (void)audit_worker_commit(slot, from + bytes, decisions, malformed); });
+    pg_guard([&] {
+        (void)audit_worker_commit(queue, from + framed.consumed, decisions, framed.malformed);
+    });
     backoff_ms = 0;
     retry_at = 0;
-    set_state(slot, "connected", true);
+    set_state(queue, "connected", true);
     return static_cast<long>(decisions);
 }
 

@@ -28,11 +28,11 @@ const char *not_forwarded_reason();
 // Sends what is queued to the primary and waits for its acknowledgement (the primary has made
 // it durable): the number of decisions acknowledged, 0 when nothing was queued, -1 when the
 // primary could not be reached or refused them (they stay queued; the caller backs off).
-long forward(AuditSlot *slot, std::vector<char> &buffer);
+long forward(DatabaseQueue *queue, std::vector<char> &buffer);
 
 // The writer was asked to stop: sends what is queued once more, waiting at most 2 s, so that a
 // standby's shutdown does not drop its async decisions when the primary is reachable.
-void forward_before_exit(AuditSlot *slot, std::vector<char> &buffer);
+void forward_before_exit(DatabaseQueue *queue, std::vector<char> &buffer);
 
 // Closes the connection to the primary (the server was promoted, or the writer leaves).
 void forward_close();

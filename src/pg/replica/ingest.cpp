@@ -7,7 +7,10 @@
 #include "pg/audit/batch.hpp"
 #include "pg/replica/origin.hpp"
 #include "core/audit/record.hpp"
+#include "core/audit/decision_id.hpp"
 #include "core/audit/forward_batch.hpp"
+#include "core/audit/ingest_rules.hpp"
+#include "pg/audit/held_ids.hpp"
 #include "pg/boundary.hpp"
 #include "pg/shared_memory.hpp"
 
@@ -34,7 +37,6 @@ PG_FUNCTION_INFO_V1(clarify_audit_ingest);
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <set>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -43,8 +45,6 @@ PG_FUNCTION_INFO_V1(clarify_audit_ingest);
 namespace clarify::pg {
 
 namespace {
-
-constexpr size_t kMaxOriginBytes = 200;
 
 [[noreturn]] void refuse(const std::string &why) {
     throw ReportedError(ERRCODE_INVALID_PARAMETER_VALUE,
@@ -62,123 +62,62 @@ std::vector<AuditView> decode_batch(const char *bytes, size_t size, const std::s
     } catch (const AuditFormatError &e) {
         refuse(e.what());
     }
-    uint32 node = origin_node(origin);
-    for (size_t n = 0; n < batch.size(); ++n) {
-        const AuditView &a = batch[n];
-        if (a.database != MyDatabaseId)
-            refuse("entry " + std::to_string(n + 1) + " was decided in another database");
-        if ((a.decision_id & 0xFF) != node)
-            refuse("decision " + std::to_string(a.decision_id) + " was not made at origin \"" +
-                   origin + "\"");
-    }
+    if (std::string why = entries_refusal(batch, MyDatabaseId, origin); !why.empty()) refuse(why);
     if (std::string why = resolve_short_entries(batch); !why.empty()) refuse(why);
     (void)identify_forwarded(batch, audit_key());
     return batch;
 }
 
-// Drops what the audit holds already: decisions by id among this origin's (from the earliest
-// decided_at on; an id another origin took is never a reason to lose a decision), notes by id
-// and text.
-void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
-    std::vector<int64> ids;
-    int64 earliest = 0;
-    for (const AuditView &a : batch)
-        if (a.note.empty()) {
-            earliest = ids.empty() ? a.decided_at : std::min(earliest, a.decided_at);
-            ids.push_back(static_cast<int64>(a.decision_id));
-        }
-    std::set<uint64> held;
-    std::set<std::pair<uint64, std::string>> held_notes;
-    const std::unordered_set<uint64> wanted(ids.begin(), ids.end());
-    // A decision id names one decision: a writer never queues one twice (its notes share it).
-    if (wanted.size() != ids.size()) {
-        std::unordered_set<int64> seen;
-        for (int64 id : ids)
-            if (!seen.insert(id).second)
-                refuse("decision " + std::to_string(uint64(id)) + " appears twice in the batch");
-    }
+// The notes among the batch's the audit holds, by decision id and text. Inside an SPI connection.
+HeldNotes held_notes(const std::vector<AuditView> &batch) {
+    HeldNotes held;
     pg_guard([&] {
-        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
         Datum *elems = static_cast<Datum *>(palloc(sizeof(Datum) * (batch.size() + 1)));
         int n = 0;
         for (const AuditView &a : batch) elems[n++] = Int64GetDatum(int64(a.decision_id));
-        ArrayType *all = construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-        Oid types[3] = {TIMESTAMPTZOID, INT8ARRAYOID, TEXTOID};
-        Datum values[3] = {
-            TimestampTzGetDatum(earliest), PointerGetDatum(all),
-            PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size())))};
-        if (!ids.empty()) {
-            // The batches' id arrays, matched here against a hash set (a filter on the unnested
-            // ids compared each of them with every id of this batch); prepared once per
-            // connection, found through the index on (origin, last_decided_at).
-            static SPIPlanPtr held_ids = nullptr;
-            if (!held_ids) {
-                Oid args[2] = {TIMESTAMPTZOID, TEXTOID};
-                // Planned for each call's values: a generic plan, estimating a third of the
-                // batches for last_decided_at >= $1, turns to a scan of the whole table once it
-                // is large.
-                SPIPlanPtr plan = SPI_prepare_cursor(
-                    "SELECT b.decision_ids FROM clarify.audit_batches b WHERE b.last_decided_at "
-                    ">= $1 AND b.origin OPERATOR(pg_catalog.=) $2",
-                    2, args, CURSOR_OPT_CUSTOM_PLAN);
-                if (!plan) elog(ERROR, "preparing the audit's decision id lookup failed");
-                SPI_keepplan(plan);
-                held_ids = plan;
-            }
-            Datum args[2] = {values[0], values[2]};
-            // Not read-only: each read takes a snapshot after the origin's lock was granted (a
-            // read-only one uses the call's, taken before the wait, and misses what it waited on).
-            int rc = SPI_execute_plan(held_ids, args, nullptr, false, 0);
-            if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's decision ids failed");
-            for (uint64 i = 0; i < SPI_processed; ++i) {
-                bool isnull = false;
-                Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-                if (isnull) continue;
-                ArrayType *array = DatumGetArrayTypeP(d);
-                Datum *elements = nullptr;
-                bool *nulls = nullptr;
-                int count = 0;
-                deconstruct_array(array, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elements,
-                                  &nulls, &count);
-                for (int k = 0; k < count; ++k) {
-                    uint64 id = uint64(DatumGetInt64(elements[k]));
-                    if (!nulls[k] && wanted.count(id)) held.insert(id);
-                }
-            }
-        }
-        if (ids.size() == batch.size()) {  // no notes
-            SPI_finish();
-            return;
-        }
+        Oid type = INT8ARRAYOID;
+        Datum ids = PointerGetDatum(
+            construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
         int rc = SPI_execute_with_args(
             "SELECT decision_id, note FROM clarify.audit_notes "
             "WHERE decision_id OPERATOR(pg_catalog.=) ANY ($1)",
-            1, &types[1], &values[1], nullptr, false, 0);
+            1, &type, &ids, nullptr, false, 0);
         if (rc != SPI_OK_SELECT) elog(ERROR, "reading the audit's notes failed");
         for (uint64 i = 0; i < SPI_processed; ++i) {
             bool isnull = false;
             Datum d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
             char *note = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
-            held_notes.emplace(uint64(DatumGetInt64(d)), note ? note : "");
+            held.emplace(uint64(DatumGetInt64(d)), note ? note : "");
         }
-        SPI_finish();
     });
-    batch.erase(
-        std::remove_if(batch.begin(), batch.end(),
-                       [&](const AuditView &a) {
-                           return a.note.empty()
-                                      ? held.count(a.decision_id) > 0
-                                      : held_notes.count({a.decision_id, std::string(a.note)}) > 0;
-                       }),
-        batch.end());
+    return held;
 }
 
-// Registers the origin's node and the calling role (clarify.audit_origins), or refuses: ids of two
-// origins sharing a node could collide, and a role other than the origin's could write as it.
-void claim_origin(const std::string &origin, uint32 node) {
-    char holder[kMaxOriginBytes + 1] = "";
-    Oid bound_to = InvalidOid;
-    bool holds_node = false;
+// Drops what the audit holds already (core/audit/ingest_rules.hpp): decisions by id among this
+// origin's batches, from the earliest decided_at on; notes by id and text.
+void drop_held(std::vector<AuditView> &batch, const std::string &origin) {
+    HeldLookup lookup = held_lookup(batch);
+    if (!lookup.refusal.empty()) refuse(lookup.refusal);
+    const std::unordered_set<uint64> wanted(lookup.ids.begin(), lookup.ids.end());
+    pg_guard([] {
+        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
+    });
+    std::unordered_set<uint64> held = held_decision_ids(wanted, lookup.earliest, &origin);
+    HeldNotes notes;
+    if (lookup.notes) notes = held_notes(batch);
+    pg_guard([] { SPI_finish(); });
+    clarify::drop_held(batch, held, notes);
+}
+
+// The row of clarify.audit_origins that holds the origin's node: the origin's own, or else
+// another origin's; the origin is registered (with its node and the calling role) first when
+// neither is there.
+struct OriginRow {
+    char origin[kMaxOriginBytes + 1] = "";
+    Oid forwarded_by = InvalidOid;
+};
+OriginRow origin_row(const std::string &origin, uint32 node) {
+    OriginRow row;
     pg_guard([&] {
         if (!OidIsValid(get_relname_relid("audit_origins", get_namespace_oid("clarify", false))))
             ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -190,7 +129,6 @@ void claim_origin(const std::string &origin, uint32 node) {
         Datum values[3] = {
             PointerGetDatum(cstring_to_text_with_len(origin.data(), int(origin.size()))),
             Int16GetDatum(int16(node)), ObjectIdGetDatum(GetSessionUserId())};
-        // The origin's row, or else the row holding its node; registered first when neither is.
         // Prepared once per session: a standby's writer calls once per batch.
         static SPIPlanPtr read = nullptr, insert = nullptr;
         auto prepare = [&types](const char *sql, int nargs) {
@@ -219,21 +157,28 @@ void claim_origin(const std::string &origin, uint32 node) {
         if (rc != SPI_OK_SELECT || SPI_processed != 1) elog(ERROR, "reading the origin failed");
         char *name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
         bool isnull = false;
-        bound_to = DatumGetObjectId(
+        row.forwarded_by = DatumGetObjectId(
             SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-        holds_node = name && strcmp(name, origin.c_str()) == 0;
-        strlcpy(holder, name ? name : "", sizeof(holder));
+        strlcpy(row.origin, name ? name : "", sizeof(row.origin));
         SPI_finish();
     });
-    if (!holds_node)
+    return row;
+}
+
+// Registers the origin's node and the calling role, or refuses: ids of two origins sharing a
+// node could collide, and a role other than the origin's could write as it.
+void claim_origin(const std::string &origin, uint32 node) {
+    OriginRow row = origin_row(origin, node);
+    std::string holder = row.origin;
+    if (holder != origin)
         throw ReportedError(ERRCODE_UNIQUE_VIOLATION,
                             "pg_clarify refuses the forwarded audit batch: the origin \"" + origin +
                                 "\" has decision id node " + std::to_string(node) +
                                 ", which the origin \"" + holder + "\" holds",
                             "Decision ids of two origins with one node could collide.",
-                            std::string("Give this standby another cluster_name (or delete \"") +
-                                holder + "\" from clarify.audit_origins if that server is gone).");
-    if (bound_to != GetSessionUserId())
+                            "Give this standby another cluster_name (or delete \"" + holder +
+                                "\" from clarify.audit_origins if that server is gone).");
+    if (row.forwarded_by != GetSessionUserId())
         throw ReportedError(ERRCODE_INSUFFICIENT_PRIVILEGE,
                             "pg_clarify refuses the forwarded audit batch: the origin \"" + origin +
                                 "\" forwards as another role",
@@ -245,7 +190,7 @@ void claim_origin(const std::string &origin, uint32 node) {
 // One ingest per origin at a time: a batch sent again while its first sending is still being
 // written waits for it, then finds it held (drop_held reads after the wait, with a new snapshot).
 // The lock is the origin's row in clarify.audit_origins, which no agent may lock (no privilege on
-// it); an advisory lock on a key derived from the origin was one any role could take first.
+// it): an advisory lock's key is one any role can take first.
 void lock_origin(const std::string &origin) {
     bool found = pg_guard([&] {
         if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
@@ -284,18 +229,7 @@ int64 ingest(const std::string &origin, const char *bytes, size_t size) {
 #endif
     if (pg_guard([] { return RecoveryInProgress(); }))
         refuse("this server is a standby itself; forward to the primary");
-    if (origin.empty() || origin.size() > kMaxOriginBytes)
-        refuse("the origin must be 1 to 200 bytes");
-    // Origins are cluster_names or identifier@host:port, printable ASCII both: a control character
-    // would let a caller forge lines in the primary's log and rows that look like another origin.
-    if (std::any_of(origin.begin(), origin.end(),
-                    [](unsigned char c) { return c < 32 || c > 126; }))
-        refuse("the origin must be printable ASCII, as a cluster_name is");
-    if (origin == server_origin()) refuse("the origin \"" + origin + "\" is this server's own");
-    if (origin_node(origin) == origin_node(server_origin()))
-        refuse("the origin \"" + origin +
-               "\" shares this server's decision id node; give the "
-               "standby another cluster_name");
+    if (std::string why = origin_refusal(origin, server_origin()); !why.empty()) refuse(why);
     std::vector<AuditView> batch = decode_batch(bytes, size, origin);
     claim_origin(origin, origin_node(origin));
     bool any_sync =

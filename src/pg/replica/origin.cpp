@@ -38,13 +38,6 @@ const std::string &server_origin() {
     return origin;
 }
 
-uint32 origin_node(std::string_view origin) {
-    // FNV-1a: stable across servers and versions, which the ingest relies on.
-    uint32 h = 2166136261u;
-    for (unsigned char c : origin) h = (h ^ c) * 16777619u;
-    return (h ^ (h >> 8) ^ (h >> 16) ^ (h >> 24)) & 0xFF;
-}
-
 IngestOrigin::IngestOrigin(const std::string &origin) {
     ingesting = &origin;
 }
