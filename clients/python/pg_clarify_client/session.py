@@ -11,7 +11,7 @@ from psycopg.abc import Params, Query
 from psycopg.pq import TransactionStatus
 
 from .errors import ClarificationRequired, GateError, Mismatch, Slot, Unverified, gate_error_from
-from .record import Binding, ResolutionRecord
+from .record import Binding, ResolutionRecord, same_term
 
 RESOLUTION_SETTING = "pg_clarify.resolution"
 
@@ -122,9 +122,10 @@ class GatedSession:
             self.attach(ResolutionRecord(record.question_id, record.question, kept))
             return True
         for slot in error.slots:
-            if slot.state not in ("AMBIGUOUS", "MISMATCH") or slot.kind == "time_range":
+            if slot.state not in ("AMBIGUOUS", "MISMATCH"):
                 continue
-            if any(b.source == "explicit" and b.term == slot.term for b in record.bindings):
+            # A term the record already binds (a confirmation, say) is not claimed over.
+            if slot.term and any(b.term and same_term(b.term, slot.term) for b in record.bindings):
                 continue
             try:
                 concept = self.claim_named(slot)

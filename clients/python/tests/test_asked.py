@@ -154,3 +154,19 @@ def test_whole_words_only_and_one_meaning_only(agent: GatedSession, question_id:
                      claim_named=True)
     assert rows == [(2150,)]
     assert agent.last_decision()["bindings"][0]["source"] == "explicit"
+
+
+def test_a_confirmed_term_is_not_claimed_over(agent: GatedSession, confirmer: Any,
+                                              question_id: str) -> None:
+    from conftest import AGENT
+
+    from pg_clarify_client import Binding, Mismatch, confirm
+
+    question = "Recognized revenue by country"
+    confirm(confirmer, question_id, REVENUE, BOOKED, AGENT, "alice@example.com", question=question)
+    record = ResolutionRecord(question_id, question, (Binding(REVENUE, BOOKED, "user_confirmation"),))
+    agent.attach(record)
+    # The user chose Booked revenue: the question's wording does not overrule the choice.
+    with pytest.raises(Mismatch):
+        agent.run(f"SELECT sum(recognized_amount) FROM {SCHEMA}.revenue_ledger", claim_named=True)
+    assert agent.record == record
