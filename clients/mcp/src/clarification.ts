@@ -8,7 +8,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 
 import type { Database } from "./database.js";
-import { type AskContext, choiceRequest, readAnswer } from "./elicitation.js";
+import { type AskContext, choiceRequest, NO_CONTEXT, readAnswer } from "./elicitation.js";
 import { type Binding, type Question, type QuestionBook, recordFor } from "./questions.js";
 import { askingSlot, readRejection, type Rejection, type Slot, slotKey } from "./rejection.js";
 import {
@@ -73,10 +73,9 @@ async function labelsFor(
 // Proposes the one option whose label or alias the question names, by the database's word
 // match (the Python client uses the same); the gate verifies the claim, a refused one is dropped.
 async function namedOption(ctx: ToolContext, slot: Slot, text: string): Promise<string | null> {
-    const named = await ctx.db.namedConcepts(
-        text,
-        slot.options.map((o) => o.value),
-    );
+    const ids = slot.options.map((o) => o.value);
+    // A catalog before 1.2 has no clarify.mentions: nothing is claimed, the person is asked.
+    const named = await ctx.db.namedConcepts(text, ids).catch(() => [] as string[]);
     return named.length === 1 ? named[0] : null;
 }
 
@@ -126,12 +125,8 @@ async function settle(
         }
     }
     const client = ctx.client();
-    let context: AskContext;
-    try {
-        context = await ctx.db.askContext(question.text);
-    } catch (error) {
-        return rejectionResult(r, `The question could not be prepared (${describeError(error)}).`);
-    }
+    // Without clarify.mentioned_terms (a catalog before 1.2) the person is asked all the same.
+    const context: AskContext = await ctx.db.askContext(question.text).catch(() => NO_CONTEXT);
     if (!client.canElicit) return clarificationResult(r, slot, question.id, context);
     let answer;
     try {
