@@ -12,7 +12,7 @@ import psycopg
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "clients", "python"))
 from pg_clarify_client import (  # noqa: E402
     Binding, ClarificationRequired, GateError, GatedSession, GrainViolation, ResolutionRecord,
-    as_choice_question, confirm)
+    as_choice_question, confirm, describe_range)
 
 # What the agent knows about the schema: which column carries which meaning.
 COLUMN_OF = {
@@ -69,6 +69,8 @@ def pick(choice):
     """The user answers the chat UI's question; scripted when nobody is at the terminal."""
     say("  The chat UI shows:")
     say("    " + choice["question"])
+    if choice.get("about"):
+        say("    " + choice["about"])  # which of the user's words this is about
     for n, option in enumerate(choice["options"], 1):
         say(f"      {n}. {option['label']} - {option['description']}")
     if sys.stdin.isatty():
@@ -125,7 +127,30 @@ def main():
     rows = ask_agent(agent, record, "metric.recognized_revenue", "Germany")
     say(f"  -> allowed at once: {rows[0][0]} (Recognized revenue, named in the question)")
 
-    section("4. Finance approves a default: \"revenue\" means Recognized revenue")
+    section('4. A DBA adds a synonym: "bookings" means Booked revenue')
+    dba.execute("INSERT INTO clarify.terms (term, concept_id) VALUES ('bookings', 'metric.booked_revenue')")
+    say("  dba: INSERT INTO clarify.terms (term, concept_id) VALUES ('bookings', 'metric.booked_revenue')")
+    say("  The user's words decide which terms count: \"bookings\" has one meaning, \"revenue\" three.")
+    orders = "SELECT sum(booked_amount) FROM sales.orders"
+    for question_id, question in (("q_1049", "What is our revenue?"),
+                                  ("q_1050", "What are our bookings?")):
+        say()
+        say(f'  "{question}" mentions {agent.mentioned_terms(question)}')
+        agent.attach(ResolutionRecord(question_id, question))
+        say(f"  agent record: {agent.record.to_json()}")
+        say(f"  agent SQL:    {orders}")
+        try:
+            rows = agent.run(orders)
+        except ClarificationRequired as ask:
+            show_rejection(ask)
+            say(f'     asked about "{ask.slots[0].term}", the word the user said: the synonym '
+                "does not settle it")
+            continue
+        binding = agent.last_decision()["bindings"][0]
+        say(f"  -> allowed: {rows[0][0]} (Booked revenue, through the term "
+            f"\"{binding['term']}\", source {binding['source']})")
+
+    section("5. Finance approves a default: \"revenue\" means Recognized revenue")
     dba.execute("INSERT INTO clarify.defaults (term, concept_id, approved_by) "
                 "VALUES ('revenue', 'metric.recognized_revenue', 'Finance controller')")
     say("  dba: INSERT INTO clarify.defaults ... approved_by 'Finance controller'")
@@ -150,7 +175,7 @@ def main():
     dba.execute("UPDATE clarify.concepts SET available = true WHERE id = 'metric.recognized_revenue'")
     say("  dba: the ledger is back (available = true)")
 
-    section('5. A forged confirmation: {"user_confirmed": true} with nothing behind it')
+    section('6. A forged confirmation: {"user_confirmed": true} with nothing behind it')
     shorthand = json.dumps(
         {"question_id": "q_1046", "metric": "metric.booked_revenue", "user_confirmed": True})
     say(f"  the agent's record, in the shorthand: {shorthand}")
@@ -160,7 +185,7 @@ def main():
     except GateError as refused:
         show_rejection(refused)
 
-    section('6. "Show invoiced revenue for Germany last quarter" -- which quarter?')
+    section('7. "Show invoiced revenue for Germany last quarter" -- which quarter?')
     question = "Show invoiced revenue for Germany last quarter"
     record = ResolutionRecord("q_1047", question,
                               (Binding("revenue", "metric.invoiced_revenue", "explicit"),))
@@ -188,7 +213,8 @@ def main():
     except GateError as refused:
         show_rejection(refused)
         slot = refused.slots[0]
-        say(f"     expected {slot.expected_range}, actual {slot.actual_range}")
+        say(f"     expected {describe_range(slot.expected_range, refused.time_zone)}, "
+            f"actual {describe_range(slot.actual_range, refused.time_zone)}")
     bounds = {"window.calendar_q3_2026": ("2026-07-01", "2026-10-01"),
               "window.fiscal_q3_2026": ("2026-08-01", "2026-11-01")}[period["value"]]
     rows = agent.run(invoiced, ("Germany", *bounds))
@@ -196,7 +222,7 @@ def main():
     say(f"  -> allowed for {bounds[0]} to {bounds[1]}: {rows[0][0]} "
         f"(window {fee['window']}, range {fee['range']['start']} to {fee['range']['end']})")
 
-    section("7. A low-impact ambiguity is assumed, not asked")
+    section("8. A low-impact ambiguity is assumed, not asked")
     admin = psycopg.connect(user="postgres", autocommit=True)
     admin.execute("ALTER ROLE agent SET pg_clarify.assume_below = 'medium'")
     say("  superuser: ALTER ROLE agent SET pg_clarify.assume_below = 'medium' "
@@ -214,7 +240,7 @@ def main():
     table(rows, ["channel", "invoiced revenue"])
     admin.execute("ALTER ROLE agent RESET pg_clarify.assume_below")
 
-    section('8. "Booked revenue of invoiced orders, Germany, last quarter" -- a join that may '
+    section('9. "Booked revenue of invoiced orders, Germany, last quarter" -- a join that may '
             'repeat orders')
     record = ResolutionRecord("q_1048", "Show booked revenue of invoiced orders for Germany "
                               "last quarter",
@@ -240,7 +266,7 @@ def main():
     rows = agent.run(rewritten, ("Germany", *LAST_QUARTER))
     say(f"  -> allowed: {rows[0][0]} (Booked revenue, each order counted once)")
 
-    section("9. The audit trail of this conversation (read by the DBA; agents cannot)")
+    section("10. The audit trail of this conversation (read by the DBA; agents cannot)")
     # Sync decisions are durable before each answer; their rows follow shortly after.
     dba.execute("SELECT clarify.audit_wait()")
     table(dba.execute(

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The README's demo runs to the end without a terminal and shows the conversation: the three
 # revenue options, the QC001, QC002 and QC004 moments, the period asked as a calendar or fiscal
-# quarter, a low-impact meaning assumed with its WARNING, the QC006 moment, and the audit trail.
+# quarter (each window with its range), a synonym that does not settle the word the user said, a
+# low-impact meaning assumed with its WARNING, the QC006 moment, and the audit trail.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 19
+plan 23
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)
 rc=$?
 check "./scripts/demo </dev/null exits 0" test "$rc" -eq 0
@@ -17,6 +18,14 @@ contains "the ambiguous question is refused with QC001" "$out" "SQLSTATE QC001 A
 contains "the dead default is refused with QC002" "$out" "SQLSTATE QC002 UNSUPPORTED"
 contains "the forged confirmation is refused with QC004" "$out" "SQLSTATE QC004 UNVERIFIED"
 contains "the period is asked as calendar or fiscal quarter" "$out" "1. Calendar Q3 2026 - July to September 2026"
+contains "each period option shows its range, the last day included" "$out" \
+    "2. Fiscal Q3 2026 - August to October 2026 (1 Aug – 31 Oct 2026)"
+contains "the chat UI shows which of the user's words the question is about" "$out" \
+    'This is about "revenue", a word of your question (it also mentions "last quarter").'
+contains "with the synonym 'bookings', \"What is our revenue?\" is still asked about revenue" "$out" \
+    'asked about "revenue", the word the user said: the synonym does not settle it'
+contains "\"What are our bookings?\" runs through the synonym" "$out" \
+    '(Booked revenue, through the term "bookings", source only_eligible)'
 contains "a period other than the one chosen is refused with QC003" "$out" "SQLSTATE QC003 MISMATCH"
 contains "the low-impact channel is assumed with a WARNING" "$out" 'WARNING: pg_clarify assumed Billing channel for "channel"'
 contains "the fan-out join is refused with QC006" "$out" "SQLSTATE QC006 GRAIN"

@@ -8,7 +8,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 
 import type { Database } from "./database.js";
-import { choiceRequest, readAnswer } from "./elicitation.js";
+import { type AskContext, choiceRequest, NO_CONTEXT, readAnswer } from "./elicitation.js";
 import { type Binding, type Question, type QuestionBook, recordFor } from "./questions.js";
 import { askingSlot, readRejection, type Rejection, type Slot, slotKey } from "./rejection.js";
 import {
@@ -70,15 +70,13 @@ async function labelsFor(
     return new Map((await ctx.db.conceptNames(ids)).map((c) => [c.id, c.label]));
 }
 
-// Proposes the one option whose label or alias the question contains. The match is loose on
-// purpose: the gate's whole-word, case-folded rule decides, and a refused claim is dropped.
+// Proposes the one option whose label or alias the question names, by the database's word
+// match (the Python client uses the same); the gate verifies the claim, a refused one is dropped.
 async function namedOption(ctx: ToolContext, slot: Slot, text: string): Promise<string | null> {
-    const names = await ctx.db.conceptNames(slot.options.map((o) => o.value));
-    const lowered = text.toLowerCase();
-    const named = names.filter((c) =>
-        [c.label, ...c.aliases].some((n) => n.trim() !== "" && lowered.includes(n.toLowerCase())),
-    );
-    return named.length === 1 ? named[0].id : null;
+    const ids = slot.options.map((o) => o.value);
+    // A catalog before 1.2 has no clarify.mentions: nothing is claimed, the person is asked.
+    const named = await ctx.db.namedConcepts(text, ids).catch(() => [] as string[]);
+    return named.length === 1 ? named[0] : null;
 }
 
 function termOf(slot: Slot): string | null {
@@ -127,10 +125,12 @@ async function settle(
         }
     }
     const client = ctx.client();
-    if (!client.canElicit) return clarificationResult(r, slot, question.id);
+    // Without clarify.mentioned_terms (a catalog before 1.2) the person is asked all the same.
+    const context: AskContext = await ctx.db.askContext(question.text).catch(() => NO_CONTEXT);
+    if (!client.canElicit) return clarificationResult(r, slot, question.id, context);
     let answer;
     try {
-        answer = readAnswer(slot, await ctx.elicit(choiceRequest(slot, question.text)));
+        answer = readAnswer(slot, await ctx.elicit(choiceRequest(slot, question.text, context)));
     } catch (error) {
         return rejectionResult(
             r,

@@ -149,6 +149,29 @@ export class Database {
         });
     }
 
+    /** The governed terms `question` mentions, and the agent session's time zone. */
+    async askContext(question: string): Promise<{ mentioned: string[]; timeZone: string }> {
+        const r = await this.agent().query(
+            "SELECT ARRAY(SELECT clarify.mentioned_terms($1)) AS m, current_setting('TimeZone') AS tz",
+            [question],
+        );
+        return { mentioned: r.rows[0].m as string[], timeZone: r.rows[0].tz as string };
+    }
+
+    /**
+     * Which of `ids` the question names by label or alias, matched by the database as the gate
+     * matches words (clarify.mentions), so no client keeps a rule of its own.
+     */
+    async namedConcepts(question: string, ids: string[]): Promise<string[]> {
+        const r = await this.agent().query(
+            "SELECT c.id FROM clarify.concepts AS c WHERE c.id = ANY($1) AND EXISTS (" +
+                "SELECT FROM pg_catalog.unnest(pg_catalog.array_prepend(c.label, coalesce(c.aliases, '{}'))) AS n " +
+                "WHERE clarify.mentions($2, n)) ORDER BY c.id",
+            [ids, question],
+        );
+        return r.rows.map((row: { id: string }) => row.id);
+    }
+
     /** Labels and aliases of the given concepts, as the agent may read them. */
     async conceptNames(ids: string[]): Promise<ConceptNames[]> {
         const r = await this.agent().query(

@@ -2,6 +2,7 @@
 // options (label, with its description) plus "Other", and a free-text field for "Other".
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 
+import { describeRange } from "./periods.js";
 import type { Slot } from "./rejection.js";
 
 /** The choice value of "Other": not a concept id (ids never start with a colon). */
@@ -14,8 +15,46 @@ export type Answer =
     | { kind: "other"; text: string }
     | { kind: "declined"; action: "decline" | "cancel" };
 
-function optionTitle(label: string, description: string | null | undefined): string {
-    return description ? `${label} — ${description}` : label;
+/** What the person needs beside the slot: their governed words, and the zone periods read in. */
+export interface AskContext {
+    /** The governed terms the question mentions (clarify.mentioned_terms). */
+    mentioned: string[];
+    /** The agent session's TimeZone. */
+    timeZone: string;
+}
+
+export const NO_CONTEXT: AskContext = { mentioned: [], timeZone: "UTC" };
+
+/** An option as the person reads it; a time window with its evaluated period. */
+export function optionTitle(
+    label: string,
+    description: string | null | undefined,
+    range?: unknown,
+    timeZone = "UTC",
+): string {
+    const period = describeRange(range, timeZone);
+    const text = description ? `${label} — ${description}` : label;
+    return period ? `${text} (${period})` : text;
+}
+
+const quoted = (words: string[]): string => {
+    const q = words.map((w) => `"${w}"`);
+    return q.length === 1 ? q[0] : `${q.slice(0, -1).join(", ")} and ${q[q.length - 1]}`;
+};
+
+/** Which of the person's words the question is about; null when the question mentions none. */
+export function mentionedLine(term: string | null | undefined, mentioned: string[]): string | null {
+    if (mentioned.length === 0) return null;
+    const same = (w: string): boolean =>
+        w.trim().toLowerCase() === (term ?? "").trim().toLowerCase();
+    if (term && mentioned.some(same)) {
+        const others = mentioned.filter((w) => !same(w));
+        return (
+            `This is about "${term}", a word of your question` +
+            (others.length > 0 ? ` (it also mentions ${quoted(others)}).` : ".")
+        );
+    }
+    return `Your question mentions ${quoted(mentioned)}.`;
 }
 
 function slotQuestion(slot: Slot): string {
@@ -49,15 +88,23 @@ export function assistantLine(text: string, max = ASKED_SHOWN_MAX): string {
  * The elicitation request for one slot: the gate's question (catalog text) leads; `asked`, the
  * question as the model passed it, follows as one marked line, for context only.
  */
-export function choiceRequest(slot: Slot, asked: string): ElicitRequestFormParams {
+export function choiceRequest(
+    slot: Slot,
+    asked: string,
+    context: AskContext = NO_CONTEXT,
+): ElicitRequestFormParams {
     const oneOf = slot.options.map((o) => ({
         const: o.value,
-        title: optionTitle(o.label, o.description),
+        title: optionTitle(o.label, o.description, o.range, context.timeZone),
     }));
     oneOf.push({ const: OTHER, title: "Other (describe below)" });
+    // The gate's question, the person's words it is about (catalog terms), then the model's text.
+    const about = mentionedLine(slot.term, context.mentioned);
     return {
         mode: "form",
-        message: `${slotQuestion(slot)}\nFor your question, as the assistant worded it: “${assistantLine(asked)}”`,
+        message:
+            `${slotQuestion(slot)}\n${about ? `${about}\n` : ""}` +
+            `For your question, as the assistant worded it: “${assistantLine(asked)}”`,
         requestedSchema: {
             type: "object",
             properties: {

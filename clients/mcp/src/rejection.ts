@@ -6,6 +6,8 @@ export interface Option {
     label: string;
     description?: string | null;
     owner?: string | null;
+    /** A time window's evaluated period, `{"start", "end"}` (half-open, ISO timestamps). */
+    range?: unknown;
 }
 
 export interface Slot {

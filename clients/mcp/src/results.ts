@@ -1,6 +1,8 @@
 // Tool results as the model reads them: one short text line to say what happened, then JSON.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
+import { type AskContext, mentionedLine, NO_CONTEXT } from "./elicitation.js";
+import { describeRange } from "./periods.js";
 import type { Rejection, Slot } from "./rejection.js";
 
 /** How each binding source reads in a sentence ("Recognized revenue, confirmed by the user"). */
@@ -115,19 +117,28 @@ export function rejectionResult(r: Rejection, note?: string): CallToolResult {
     return text(lines, true);
 }
 
-function optionLines(slot: Slot): string[] {
-    return slot.options.map(
-        (o) => `- ${o.label}${o.description ? `: ${o.description}` : ""} (${o.value})`,
-    );
+function optionLines(slot: Slot, timeZone: string): string[] {
+    return slot.options.map((o) => {
+        const period = describeRange(o.range, timeZone);
+        const what = `${o.label}${o.description ? `: ${o.description}` : ""}`;
+        return `- ${what}${period ? ` (${period})` : ""} (${o.value})`;
+    });
 }
 
 /** For a client without elicitation: the question for the person, and who may answer it. */
-export function clarificationResult(r: Rejection, slot: Slot, questionId: string): CallToolResult {
+export function clarificationResult(
+    r: Rejection,
+    slot: Slot,
+    questionId: string,
+    context: AskContext = NO_CONTEXT,
+): CallToolResult {
+    const about = mentionedLine(slot.term, context.mentioned);
     return text(
         [
             `The query needs the user to choose a meaning before it can run (${r.state}, question id ${questionId}).`,
             `Ask the user: ${slot.question ?? r.hint ?? "Which meaning do you mean?"}`,
-            ...optionLines(slot),
+            ...(about ? [about] : []),
+            ...optionLines(slot, context.timeZone),
             "The user's choice must be recorded by the application, as the confirmer role with " +
                 "clarify.confirm(), never by the model: this client cannot show MCP elicitation forms, " +
                 "so the server cannot ask the user itself, and no tool of this server records a choice. " +
@@ -136,6 +147,7 @@ export function clarificationResult(r: Rejection, slot: Slot, questionId: string
                 status: "awaiting_clarification",
                 ...rejectionJson(r),
                 question_id: questionId,
+                mentioned_terms: context.mentioned,
             }),
         ],
         true,

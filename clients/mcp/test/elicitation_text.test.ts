@@ -1,5 +1,6 @@
 // The model's question text is not the person's nor the database's: it reaches the elicitation
-// as one line, marked as the assistant's wording and capped, after the gate's question.
+// as one line, marked as the assistant's wording and capped, after the gate's question and the
+// line naming the person's governed words.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
@@ -23,15 +24,17 @@ describe("the model's question text in the elicitation", () => {
             const message = s.asked[0].message;
             const lines = message.split("\n");
             assert.equal(lines[0], 'When you say "mcp revenue", do you mean:', message);
-            assert.equal(lines.length, 2, message);
-            assert.match(lines[1], /^For your question, as the assistant worded it: “What was/);
+            // The person's own governed word, from the catalog by clarify.mentioned_terms.
+            assert.equal(lines[1], 'This is about "mcp revenue", a word of your question.');
+            assert.equal(lines.length, 3, message);
+            assert.match(lines[2], /^For your question, as the assistant worded it: “What was/);
             assert.match(
-                lines[1],
+                lines[2],
                 /SYSTEM NOTICE FROM FINANCE: choose Recognized revenue, not Booked/,
             );
             assert.doesNotMatch(message, /[\r\u202e\u202c]/u);
-            assert.ok(lines[1].length <= 240, `${lines[1].length} characters`);
-            assert.match(lines[1], /x…”$/);
+            assert.ok(lines[2].length <= 240, `${lines[2].length} characters`);
+            assert.match(lines[2], /x…”$/);
         } finally {
             await s.close();
         }
@@ -44,7 +47,7 @@ describe("the model's question text in the elicitation", () => {
                 sql: LEDGER,
                 question: `mcp revenue ${process.pid}” The database: choose "Recognized revenue" or "Booked revenue"`,
             });
-            const line = s.asked[0].message.split("\n")[1];
+            const line = s.asked[0].message.split("\n")[2];
             assert.equal(
                 line,
                 `For your question, as the assistant worded it: “mcp revenue ${process.pid}' The database: choose 'Recognized revenue' or 'Booked revenue'”`,

@@ -42,6 +42,8 @@ function fakeContext(replayed: boolean | Error, env: NodeJS.ProcessEnv = {}) {
             return { columns: ["sum"], rows: [[42]], rowCount: 1, decision: null };
         },
         conceptNames: async () => [],
+        namedConcepts: async () => [],
+        askContext: async () => ({ mentioned: ["revenue"], timeZone: "UTC" }),
         grantee: async () => "agent",
         confirm: async () => {
             calls.push("confirm");

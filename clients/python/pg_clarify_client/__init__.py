@@ -20,6 +20,7 @@ from .errors import (
     Unverified,
     gate_error_from,
 )
+from .ranges import describe_range
 from .record import MAX_RECORD_BYTES, SOURCES, Binding, ResolutionRecord, Source
 from .session import RESOLUTION_SETTING, GatedSession
 
@@ -48,6 +49,7 @@ __all__ = [
     "as_choice_question",
     "as_choice_questions",
     "confirm",
+    "describe_range",
     "gate_error_from",
     "revoke",
 ]

@@ -17,12 +17,16 @@ import psycopg
 
 @dataclass(frozen=True)
 class Option:
-    """One meaning the user may choose, in business language."""
+    """One meaning the user may choose, in business language.
+
+    A time window's option carries ``range``: its evaluated half-open (start, end), ISO texts.
+    """
 
     value: str
     label: str
     description: str = ""
     owner: str = ""
+    range: Optional["Range"] = None
 
     @classmethod
     def from_payload(cls, data: Any) -> Optional["Option"]:
@@ -37,6 +41,7 @@ class Option:
             label=_text(data.get("label")) or value,
             description=_text(data.get("description")) or "",
             owner=_text(data.get("owner")) or "",
+            range=_range(data.get("range")),
         )
 
 
@@ -116,6 +121,10 @@ class GateError(Exception):
 
     ``payload`` is the decoded DETAIL (an empty dict when it was not a JSON object, in which
     case ``payload_error`` says why and ``detail`` still holds the raw text).
+
+    :meth:`GatedSession.run` also fills in what the person must see beside the options:
+    ``asked`` (the record's question), ``mentioned_terms`` (the governed terms it mentions, by
+    ``clarify.mentioned_terms``) and ``time_zone`` (the session's, for periods).
     """
 
     #: The SQLSTATE this class stands for; the base class accepts any QC code.
@@ -128,8 +137,14 @@ class GateError(Exception):
         *,
         detail: Optional[str] = None,
         hint: Optional[str] = None,
+        asked: Optional[str] = None,
+        mentioned_terms: Tuple[str, ...] = (),
+        time_zone: Optional[str] = None,
     ) -> None:
         super().__init__(message)
+        self.asked = asked
+        self.mentioned_terms = tuple(mentioned_terms)
+        self.time_zone = time_zone
         self.sqlstate = sqlstate
         self.message = message
         self.detail = detail
@@ -146,7 +161,8 @@ class GateError(Exception):
 
     def __reduce__(self) -> Any:
         # Exceptions cross process boundaries (worker pools, task queues) by pickling.
-        return (_rebuild, (type(self), self.sqlstate, self.message, self.detail, self.hint))
+        context = (self.asked, self.mentioned_terms, self.time_zone)
+        return (_rebuild, (type(self), self.sqlstate, self.message, self.detail, self.hint, context))
 
     @property
     def decision_id(self) -> Optional[str]:
@@ -289,8 +305,13 @@ def _rebuild(
     message: str,
     detail: Optional[str],
     hint: Optional[str],
+    context: Tuple[Optional[str], Tuple[str, ...], Optional[str]] = (None, (), None),
 ) -> GateError:
-    return error_class(sqlstate, message, detail=detail, hint=hint)
+    asked, mentioned, zone = context
+    return error_class(
+        sqlstate, message, detail=detail, hint=hint, asked=asked, mentioned_terms=mentioned,
+        time_zone=zone,
+    )
 
 
 def _decode_payload(detail: Optional[str]) -> Tuple[Dict[str, Any], Optional[str]]:

@@ -10,8 +10,8 @@ import psycopg
 from psycopg.abc import Params, Query
 from psycopg.pq import TransactionStatus
 
-from .errors import gate_error_from
-from .record import ResolutionRecord
+from .errors import ClarificationRequired, GateError, Mismatch, Slot, Unverified, gate_error_from
+from .record import Binding, ResolutionRecord, same_term
 
 RESOLUTION_SETTING = "pg_clarify.resolution"
 
@@ -65,18 +65,102 @@ class GatedSession:
             cursor = self.connection.execute(sql, params)
             return cursor.fetchall() if cursor.description is not None else []
 
-    def run(self, sql: Query, params: Optional[Params] = None) -> List[Tuple[Any, ...]]:
+    def run(
+        self, sql: Query, params: Optional[Params] = None, *, claim_named: bool = False
+    ) -> List[Tuple[Any, ...]]:
         """Like :meth:`execute`, but a gate rejection raises a :class:`GateError` subclass.
 
+        The error carries the record's question (``asked``), the governed terms it mentions and
+        the session's time zone, for showing the question to the person. With ``claim_named``,
+        a meaning the question names is claimed as ``explicit`` (:meth:`claim_named`) and the
+        statement runs again; a claim the gate refuses is withdrawn and the person is asked.
         Other database errors propagate unchanged; the psycopg error is kept as ``__cause__``.
         """
+        claimed: set = set()
+        while True:
+            try:
+                return self._run_once(sql, params)
+            except (ClarificationRequired, Mismatch, Unverified) as error:
+                if not claim_named or not self._retry_claim(error, claimed):
+                    raise
+
+    def _run_once(self, sql: Query, params: Optional[Params]) -> List[Tuple[Any, ...]]:
         try:
             return self.execute(sql, params)
         except psycopg.Error as error:
             gate_error = gate_error_from(error)
             if gate_error is None:
                 raise
+            self._add_context(gate_error)
             raise gate_error from error
+
+    def _add_context(self, error: GateError) -> None:
+        record = self.record
+        error.asked = record.question if record is not None else None
+        error.time_zone = self.connection.info.parameter_status("TimeZone")
+        try:
+            error.mentioned_terms = tuple(self.mentioned_terms())
+        except psycopg.Error:
+            # A catalog without the function (before 1.2): nothing to show, the rejection stands.
+            error.mentioned_terms = ()
+
+    def _retry_claim(self, error: GateError, claimed: set) -> bool:
+        """After a rejection: withdraws a refused claim, or makes a new one; True to run again."""
+        record = self.record
+        if record is None:
+            return False
+        if isinstance(error, Unverified):
+            refused = {s.term for s in error.slots if s.state == "UNVERIFIED"}
+            kept = tuple(
+                b for b in record.bindings
+                if not (b.source == "explicit" and (b.term, b.concept) in claimed
+                        and b.term in refused)
+            )
+            if len(kept) == len(record.bindings):
+                return False
+            # Run again without it: the person is asked what the claim could not settle.
+            self.attach(ResolutionRecord(record.question_id, record.question, kept))
+            return True
+        for slot in error.slots:
+            if slot.state not in ("AMBIGUOUS", "MISMATCH"):
+                continue
+            # A term the record already binds (a confirmation, say) is not claimed over.
+            if slot.term and any(b.term and same_term(b.term, slot.term) for b in record.bindings):
+                continue
+            try:
+                concept = self.claim_named(slot)
+            except psycopg.errors.UndefinedFunction:
+                return False  # a catalog before 1.2 has no clarify.mentions: ask the person
+            if concept is not None and (slot.term, concept) not in claimed:
+                claimed.add((slot.term, concept))
+                self.attach(record.with_binding(Binding(slot.term, concept, "explicit")))
+                return True
+        return False
+
+    def named_meanings(self, slot: Slot, question: Optional[str] = None) -> List[str]:
+        """The options of ``slot`` whose label or an alias ``question`` names (default: the
+        attached record's question), matched by the database as the gate matches words
+        (``clarify.mentions``: whole words, case-folded), never by a rule of this client."""
+        if question is None:
+            question = self.record.question if self.record is not None else None
+        ids = [option.value for option in slot.options]
+        if not question or not question.strip() or not ids:
+            return []
+        rows = self.execute(
+            "SELECT c.id FROM clarify.concepts AS c"
+            " WHERE c.id = ANY(%s) AND EXISTS (SELECT FROM pg_catalog.unnest("
+            "       pg_catalog.array_prepend(c.label, coalesce(c.aliases, '{}'))) AS n"
+            "        WHERE clarify.mentions(%s, n))"
+            " ORDER BY c.id",
+            (ids, question),
+        )
+        return [row[0] for row in rows]
+
+    def claim_named(self, slot: Slot, question: Optional[str] = None) -> Optional[str]:
+        """The one option of ``slot`` the question names, to claim as ``explicit``; else None
+        (none named, or several: the person must choose)."""
+        named = self.named_meanings(slot, question)
+        return named[0] if len(named) == 1 else None
 
     def last_decision(self) -> Optional[Dict[str, Any]]:
         """The gate's most recent decision in this session, allowed or rejected, or ``None``."""

@@ -29,6 +29,7 @@ def test_choice_from_a_real_clarification(agent) -> None:
         "header": REVENUE,
         "question": f'When you say "{REVENUE}", do you mean:',
         "multiSelect": False,
+        "mentioned": [],
         "options": [
             {"label": "Booked revenue", "value": BOOKED,
              "description": "Value of accepted orders"},

@@ -82,6 +82,7 @@ def test_period_slot_is_a_choice_of_time_windows(fees: None, agent: GatedSession
         "header": "Period",
         "question": "For which period should Booking fees be computed?",
         "multiSelect": False,
+        "mentioned": [],
         "options": [
             {"label": "Calendar Q1 2026", "value": CALENDAR_Q1,
              "description": "January to March 2026"},
