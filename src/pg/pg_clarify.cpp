@@ -12,7 +12,6 @@ PGDLLEXPORT void _PG_init(void);
 #include "audit_keeper.hpp"
 #include "audit_writer.hpp"
 #include "compat.hpp"
-#include "decision_path.hpp"
 #include "gate.hpp"
 #include "governance.hpp"
 #include "settings.hpp"
@@ -27,7 +26,6 @@ void _PG_init(void) {
     EnableQueryId();
     clarify::pg::define_settings();
     clarify::pg::install_gate();
-    clarify::pg::install_rejection_log();
     // Audit writers that never need a free worker slot: governed reads do not depend on one.
     clarify::pg::register_reserved_writers();
     // Holds the WAL of sync decisions until their writer has them; replays them after a crash.
