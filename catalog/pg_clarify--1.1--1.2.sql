@@ -490,3 +490,269 @@ COMMENT ON FUNCTION clarify.mentioned_terms(text) IS
     'The governed terms (as stored) the question mentions, eligible or not: those that decide the columns of their meanings.';
 
 GRANT EXECUTE ON FUNCTION clarify.mentions(text, text), clarify.mentioned_terms(text) TO PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Internal schema and comments
+--------------------------------------------------------------------------------------------------
+
+-- What is not the extension's surface (docs/reference.md, "Functions") lives in clarify_internal:
+-- trigger and event-trigger functions and the helpers they and the library call. Triggers,
+-- event triggers and column defaults call them by OID, so the move changes nothing they do.
+-- Nobody but the owner may use the schema: an agent cannot even name them.
+CREATE SCHEMA clarify_internal;
+REVOKE ALL ON SCHEMA clarify_internal FROM PUBLIC;
+COMMENT ON SCHEMA clarify_internal IS
+    'pg_clarify''s internals (trigger functions and helpers): not an interface, usable by the extension owner only.';
+
+ALTER FUNCTION clarify.concepts_bump_version() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.concept_columns_check() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.terms_normalize() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.defaults_check() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.approvals_normalize() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.catalog_changed() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.audit_purge_begin() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.audit_refuse_change() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.window_bound_check(text, text, text) SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.concepts_window_check() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.concepts_window_version() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.concept_columns_time_check() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.terms_impact_check() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.concepts_grain_check() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.concept_columns_snapshot_check() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.unique_keys_check() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.batch_origin() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.role_name_resolve() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.role_renamed(oid, name) SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.follow_ddl() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.warn_dropped() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.allowed_values(regclass, name) SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.concepts_allowed_values() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.known_concept_check() SET SCHEMA clarify_internal;
+ALTER FUNCTION clarify.defaults_known_term() SET SCHEMA clarify_internal;
+-- Triggers fire without EXECUTE; the helpers are the owner's alone.
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA clarify_internal FROM PUBLIC;
+
+-- The three bodies that call a moved helper by name.
+CREATE OR REPLACE FUNCTION clarify.purge_audit(older_than interval) RETURNS bigint
+    LANGUAGE plpgsql
+    SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    SET session_replication_role = replica
+AS $$
+DECLARE
+    deleted bigint;
+    queued  uuid[];
+BEGIN
+    IF older_than IS NULL OR older_than < interval '0' THEN
+        RAISE EXCEPTION 'older_than must be a non-negative interval'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- The lock below only protects a batch in flight if this statement sees it commit.
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'clarify.purge_audit() must run at READ COMMITTED isolation'
+            USING ERRCODE = 'invalid_transaction_state';
+    END IF;
+    -- Waits for a batch in flight, and keeps the writer from reusing a text deleted here.
+    LOCK TABLE clarify.audit_texts, clarify.audit_shapes IN SHARE MODE;
+    -- Decisions still queued may refer to stored texts by hash alone: those are kept.
+    queued := clarify_internal.audit_purge_begin();
+    WITH gone AS (
+        DELETE FROM clarify.audit_batches WHERE last_decided_at < now() - older_than
+        RETURNING pg_catalog.cardinality(decision_ids) AS decisions)
+    SELECT coalesce(sum(decisions), 0) INTO deleted FROM gone;
+    DELETE FROM clarify.audit_notes WHERE noted_at < now() - older_than
+        AND decision_id NOT IN (SELECT decision_id FROM clarify.audit_log);
+    DELETE FROM clarify.audit_texts
+    WHERE hash NOT IN (SELECT statement_hash FROM clarify.audit_log
+                       UNION ALL
+                       SELECT record_hash FROM clarify.audit_log WHERE record_hash IS NOT NULL)
+      AND hash <> ALL (queued);
+    DELETE FROM clarify.audit_shapes
+    WHERE hash NOT IN (SELECT shape_hash FROM clarify.audit_log) AND hash <> ALL (queued);
+    INSERT INTO clarify.audit_purges (purged_by, older_than, rows_deleted)
+    VALUES (session_user, older_than, deleted);
+    RETURN deleted;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION clarify_internal.concepts_window_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.kind = 'time_window' THEN
+        IF NEW.window_start IS NULL OR NEW.window_end IS NULL THEN
+            RAISE EXCEPTION 'time window "%" needs both window_start and window_end', NEW.id
+                USING ERRCODE = 'not_null_violation',
+                      HINT = 'e.g. window_start = ''date_trunc(''''quarter'''', now()) - interval ''''3 months'''''', window_end = ''date_trunc(''''quarter'''', now())''.';
+        END IF;
+        PERFORM clarify_internal.window_bound_check(NEW.id, 'window_start', NEW.window_start);
+        PERFORM clarify_internal.window_bound_check(NEW.id, 'window_end', NEW.window_end);
+    ELSIF NEW.window_start IS NOT NULL OR NEW.window_end IS NOT NULL THEN
+        RAISE EXCEPTION 'concept "%" is a %, not a time window: window_start and window_end must be NULL',
+                        NEW.id, NEW.kind
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION clarify_internal.concepts_allowed_values() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.kind IS NOT NULL AND NOT NEW.kind = ANY (
+           pg_catalog.string_to_array(clarify_internal.allowed_values('clarify.concepts', 'concepts_kind_check'), ', ')) THEN
+        RAISE EXCEPTION 'concept "%": kind "%" is not one of %', NEW.id, NEW.kind,
+                        clarify_internal.allowed_values('clarify.concepts', 'concepts_kind_check')
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.status IS NOT NULL AND NOT NEW.status = ANY (
+           pg_catalog.string_to_array(clarify_internal.allowed_values('clarify.concepts', 'concepts_status_check'), ', ')) THEN
+        RAISE EXCEPTION 'concept "%": status "%" is not one of %', NEW.id, NEW.status,
+                        clarify_internal.allowed_values('clarify.concepts', 'concepts_status_check')
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.additivity IS NOT NULL AND NOT NEW.additivity = ANY (
+           pg_catalog.string_to_array(clarify_internal.allowed_values('clarify.concepts', 'concepts_additivity_check'), ', ')) THEN
+        RAISE EXCEPTION 'concept "%": additivity "%" is not one of %', NEW.id, NEW.additivity,
+                        clarify_internal.allowed_values('clarify.concepts', 'concepts_additivity_check')
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+-- Every table, view and column says what it holds (\d+ and \dx+ show it).
+COMMENT ON TABLE clarify.audit_texts IS
+    'Statement texts and resolution records of the audit, each stored once under its keyed hash.';
+COMMENT ON TABLE clarify.audit_shapes IS
+    'Decision shapes of the audit (outcome, state, reason, columns, bindings, payload), each stored once under its keyed hash.';
+COMMENT ON TABLE clarify.audit_notes IS
+    'Notes on decisions written after them, e.g. a statement refused with QC005 because its decision was not durable in time.';
+
+COMMENT ON COLUMN clarify.concepts.kind IS 'What the concept is: metric, dimension or time_window.';
+COMMENT ON COLUMN clarify.concepts.description IS 'What the meaning is, in business language, shown beside the label in questions.';
+COMMENT ON COLUMN clarify.concepts.owner IS 'The person or team answerable for the definition.';
+
+COMMENT ON COLUMN clarify.concept_columns.concept_id IS 'The concept the column carries.';
+COMMENT ON COLUMN clarify.concept_columns.relation IS 'The table or view of the governed column.';
+COMMENT ON COLUMN clarify.concept_columns.column_name IS 'The governed column, by name.';
+COMMENT ON COLUMN clarify.concept_columns.attnum IS 'The column''s number in its relation (set by the catalog), so a rename does not ungovern it.';
+
+COMMENT ON COLUMN clarify.terms.term IS 'The business word or phrase, normalized (trimmed, lower case).';
+COMMENT ON COLUMN clarify.terms.concept_id IS 'One meaning the term may have.';
+
+COMMENT ON COLUMN clarify.defaults.id IS 'Identifier of the default.';
+COMMENT ON COLUMN clarify.defaults.term IS 'The term the default resolves.';
+COMMENT ON COLUMN clarify.defaults.concept_id IS 'The meaning the term has by default (one of its candidates).';
+COMMENT ON COLUMN clarify.defaults.approved_at IS 'When the default was approved.';
+
+COMMENT ON COLUMN clarify.approvals.id IS 'Approval id, as confirm() returns it and revoke() takes it.';
+COMMENT ON COLUMN clarify.approvals.question_id IS 'The question the user answered, as the resolution record''s question_id names it.';
+COMMENT ON COLUMN clarify.approvals.concept_id IS 'The meaning the user chose.';
+COMMENT ON COLUMN clarify.approvals.created_at IS 'When the user confirmed.';
+COMMENT ON COLUMN clarify.approvals.expires_at IS 'The confirmation no longer verifies from this moment on.';
+COMMENT ON COLUMN clarify.approvals.revoked_at IS 'When revoke() withdrew the confirmation (NULL: not revoked).';
+
+COMMENT ON COLUMN clarify.agent_roles.added_at IS 'When govern_role() registered the role.';
+
+COMMENT ON COLUMN clarify.unique_keys.relation IS 'The table or view whose rows the key identifies.';
+COMMENT ON COLUMN clarify.unique_keys.columns IS 'The columns that are unique together.';
+COMMENT ON COLUMN clarify.unique_keys.note IS 'Why the key holds, for the next reader.';
+COMMENT ON COLUMN clarify.unique_keys.approved_at IS 'When the key was declared.';
+
+COMMENT ON COLUMN clarify.audit_texts.hash IS 'Keyed 128-bit hash of the text, its identity in the audit.';
+COMMENT ON COLUMN clarify.audit_texts.body IS 'The statement text or the canonical resolution record.';
+
+COMMENT ON COLUMN clarify.audit_shapes.hash IS 'Keyed 128-bit hash of the shape, its identity in the audit.';
+COMMENT ON COLUMN clarify.audit_shapes.allowed IS 'True when the gate let the statement run.';
+COMMENT ON COLUMN clarify.audit_shapes.state IS 'The gate''s state: RESOLVED, AMBIGUOUS, UNSUPPORTED, MISMATCH, UNVERIFIED or GRAIN.';
+COMMENT ON COLUMN clarify.audit_shapes.reason IS 'Why, in one sentence.';
+COMMENT ON COLUMN clarify.audit_shapes.columns IS 'The governed columns the statement read.';
+COMMENT ON COLUMN clarify.audit_shapes.bindings IS 'How each covered column was resolved: concept, version, source, approval.';
+COMMENT ON COLUMN clarify.audit_shapes.payload IS 'The clarification request of a rejection (the DETAIL payload without its decision id).';
+
+COMMENT ON COLUMN clarify.audit_batches.batch_id IS 'Identifier of the batch.';
+COMMENT ON COLUMN clarify.audit_batches.written_at IS 'When the writer committed the batch.';
+COMMENT ON COLUMN clarify.audit_batches.first_decided_at IS 'The earliest decision time in the batch.';
+COMMENT ON COLUMN clarify.audit_batches.last_decided_at IS 'The latest decision time in the batch (retention deletes by it).';
+COMMENT ON COLUMN clarify.audit_batches.decision_ids IS 'The decisions'' ids, one element per decision.';
+COMMENT ON COLUMN clarify.audit_batches.decided_ats IS 'When each decision was made.';
+COMMENT ON COLUMN clarify.audit_batches.session_roles IS 'Each decision''s session role (OID).';
+COMMENT ON COLUMN clarify.audit_batches.acting_roles IS 'Each decision''s outer role (OID).';
+COMMENT ON COLUMN clarify.audit_batches.pids IS 'Each decision''s backend process id.';
+COMMENT ON COLUMN clarify.audit_batches.query_ids IS 'Each decision''s query id.';
+COMMENT ON COLUMN clarify.audit_batches.statement_hashes IS 'Each decision''s statement text, as its hash in audit_texts.';
+COMMENT ON COLUMN clarify.audit_batches.shape_hashes IS 'Each decision''s shape, as its hash in audit_shapes.';
+COMMENT ON COLUMN clarify.audit_batches.record_hashes IS 'Each decision''s resolution record, as its hash in audit_texts (NULL: none).';
+COMMENT ON COLUMN clarify.audit_batches.question_ids IS 'Each decision''s question_id.';
+COMMENT ON COLUMN clarify.audit_batches.origin IS 'Where the batch''s decisions were made: this server, or the standby that forwarded them.';
+
+COMMENT ON COLUMN clarify.audit_log.decision_id IS 'The decision''s id.';
+COMMENT ON COLUMN clarify.audit_log.decided_at IS 'When the decision was made.';
+COMMENT ON COLUMN clarify.audit_log.session_role IS 'The session role (OID).';
+COMMENT ON COLUMN clarify.audit_log.acting_role IS 'The outer role (OID).';
+COMMENT ON COLUMN clarify.audit_log.pid IS 'The backend process id.';
+COMMENT ON COLUMN clarify.audit_log.query_id IS 'The statement''s query id.';
+COMMENT ON COLUMN clarify.audit_log.statement_hash IS 'The statement text, as its hash in audit_texts.';
+COMMENT ON COLUMN clarify.audit_log.shape_hash IS 'The decision''s shape, as its hash in audit_shapes.';
+COMMENT ON COLUMN clarify.audit_log.record_hash IS 'The resolution record, as its hash in audit_texts (NULL: none).';
+COMMENT ON COLUMN clarify.audit_log.question_id IS 'The record''s question_id.';
+COMMENT ON COLUMN clarify.audit_log.batch_id IS 'The audit_batches row that holds the decision.';
+COMMENT ON COLUMN clarify.audit_log.origin IS 'Where the decision was made.';
+
+COMMENT ON COLUMN clarify.audit_notes.decision_id IS 'The decision the note is about.';
+COMMENT ON COLUMN clarify.audit_notes.noted_at IS 'When the note was written.';
+COMMENT ON COLUMN clarify.audit_notes.note IS 'What happened to the decision after it was made.';
+
+COMMENT ON COLUMN clarify.audit_purges.id IS 'Identifier of the purge.';
+COMMENT ON COLUMN clarify.audit_purges.purged_at IS 'When purge_audit() ran.';
+COMMENT ON COLUMN clarify.audit_purges.purged_by IS 'The session user who ran it.';
+COMMENT ON COLUMN clarify.audit_purges.older_than IS 'The age beyond which decisions were deleted.';
+COMMENT ON COLUMN clarify.audit_purges.rows_deleted IS 'How many decisions were deleted.';
+
+COMMENT ON COLUMN clarify.audit_origins.origin IS 'The origin a standby forwards decisions from.';
+COMMENT ON COLUMN clarify.audit_origins.node IS 'The decision id node (0 to 255) the origin holds alone.';
+COMMENT ON COLUMN clarify.audit_origins.forwarded_by IS 'The role the origin was registered with; only it may forward for the origin.';
+COMMENT ON COLUMN clarify.audit_origins.registered_at IS 'When the origin first forwarded.';
+
+COMMENT ON COLUMN clarify.audit.decision_id IS 'Unique id of the decision (the DETAIL payload''s decision_id).';
+COMMENT ON COLUMN clarify.audit.decided_at IS 'When the gate decided.';
+COMMENT ON COLUMN clarify.audit.session_role IS 'The session user.';
+COMMENT ON COLUMN clarify.audit.acting_role IS 'The outer role (after SET ROLE) when the statement ran.';
+COMMENT ON COLUMN clarify.audit.pid IS 'The backend process id.';
+COMMENT ON COLUMN clarify.audit.question_id IS 'The resolution record''s question_id (NULL: none).';
+COMMENT ON COLUMN clarify.audit.statement IS 'The SQL text that was decided.';
+COMMENT ON COLUMN clarify.audit.query_id IS 'The statement''s query id.';
+COMMENT ON COLUMN clarify.audit.decision IS 'allowed or rejected.';
+COMMENT ON COLUMN clarify.audit.state IS 'The gate''s state (RESOLVED for allowed), or AUDIT_UNAVAILABLE when a note says the statement did not run.';
+COMMENT ON COLUMN clarify.audit.reason IS 'Why, in one sentence.';
+COMMENT ON COLUMN clarify.audit.columns IS 'The governed columns the statement read.';
+COMMENT ON COLUMN clarify.audit.bindings IS 'Per covered column: concept, concept version, source, default_applied, approval id.';
+COMMENT ON COLUMN clarify.audit.payload IS 'The DETAIL payload of the decision, with its decision_id.';
+COMMENT ON COLUMN clarify.audit.record IS 'The resolution record the statement ran under (canonical JSON).';
+COMMENT ON COLUMN clarify.audit.origin IS 'Where the decision was made (cluster_name, or system identifier and address); NULL before 1.1 recorded it.';
+
+COMMENT ON COLUMN clarify.audit_daily.day IS 'The day (start, in the session''s time zone).';
+COMMENT ON COLUMN clarify.audit_daily.decision IS 'allowed or rejected.';
+COMMENT ON COLUMN clarify.audit_daily.state IS 'The gate''s state.';
+COMMENT ON COLUMN clarify.audit_daily.decisions IS 'How many decisions.';
+
+COMMENT ON COLUMN clarify.audit_friction.term IS 'The term asked about.';
+COMMENT ON COLUMN clarify.audit_friction.ambiguous_rejections IS 'How many rejected decisions had an AMBIGUOUS slot for the term.';
+COMMENT ON COLUMN clarify.audit_friction.questions IS 'In how many distinct questions.';
+COMMENT ON COLUMN clarify.audit_friction.first_seen IS 'The first such rejection.';
+COMMENT ON COLUMN clarify.audit_friction.last_seen IS 'The latest such rejection.';
+
+COMMENT ON COLUMN clarify.audit_resolution_paths.question_id IS 'The question.';
+COMMENT ON COLUMN clarify.audit_resolution_paths.first_rejected_at IS 'Its first rejected decision.';
+COMMENT ON COLUMN clarify.audit_resolution_paths.confirmed_at IS 'Its first user confirmation.';
+COMMENT ON COLUMN clarify.audit_resolution_paths.first_allowed_at IS 'Its first allowed decision.';
+COMMENT ON COLUMN clarify.audit_resolution_paths.rounds IS 'Rejected decisions before the first allowed one.';
+COMMENT ON COLUMN clarify.audit_resolution_paths.time_to_resolution IS 'From the first rejection to the first allowed decision.';
+
+COMMENT ON COLUMN clarify.audit_sources.source IS 'How a column was resolved: approved_default, user_confirmation, explicit, only_eligible, assumed.';
+COMMENT ON COLUMN clarify.audit_sources.covered_columns IS 'How many governed column reads of allowed statements it resolved.';
+COMMENT ON COLUMN clarify.audit_sources.percent IS 'Its share of all of them, in percent.';

@@ -8,7 +8,7 @@ SELECT clarify.check('SELECT 1; SELECT 2');
 -- C++ exceptions become PostgreSQL ERRORs with the SQLSTATE the C++ side chose.
 SET pg_clarify.resolution = '[1, 2]';
 SELECT clarify.resolve(NULL);
-SELECT clarify.catalog_changed();
+SELECT clarify_internal.catalog_changed();
 \set VERBOSITY default
 -- Caught in PL/pgSQL subtransactions, by SQLSTATE, again and again: no leak, no crash.
 DO $$

@@ -53,7 +53,7 @@ SELECT function_privs_are('clarify', 'release_role', ARRAY['regrole'], 'public',
                           'release_role is not for everyone');
 SELECT function_privs_are('clarify', 'code_privileges', ARRAY['regrole'], 'public', ARRAY[]::text[],
                           'code_privileges is not for everyone');
-SELECT function_privs_are('clarify', 'catalog_changed', ARRAY[]::text[], 'public', ARRAY[]::text[],
+SELECT function_privs_are('clarify_internal', 'catalog_changed', ARRAY[]::text[], 'public', ARRAY[]::text[],
                           'catalog_changed is not for everyone');
 
 -- What an agent can actually do.

@@ -81,7 +81,7 @@ SELECT is(
     (SELECT array_agg(c.relname::text ORDER BY c.relname)
        FROM pg_trigger t
        JOIN pg_class c ON c.oid = t.tgrelid
-      WHERE t.tgfoid = 'clarify.catalog_changed()'::regprocedure
+      WHERE t.tgfoid = 'clarify_internal.catalog_changed()'::regprocedure
         AND t.tgtype & 1 = 0          -- FOR EACH STATEMENT
         AND t.tgtype & 2 = 0          -- AFTER
         AND t.tgtype & 4 <> 0         -- INSERT
@@ -92,8 +92,8 @@ SELECT is(
     'catalog_changed fires after every kind of write, once per statement, on all seven tables');
 
 -- Functions: signatures, return types, volatility, and who runs them with which rights.
-SELECT function_returns('clarify', 'catalog_changed', ARRAY[]::text[], 'trigger');
-SELECT function_lang_is('clarify', 'catalog_changed', ARRAY[]::text[], 'c');
+SELECT function_returns('clarify_internal', 'catalog_changed', ARRAY[]::text[], 'trigger');
+SELECT function_lang_is('clarify_internal', 'catalog_changed', ARRAY[]::text[], 'c');
 SELECT function_returns('clarify', 'resolve', ARRAY['text', 'text'], 'jsonb');
 SELECT function_lang_is('clarify', 'resolve', ARRAY['text', 'text'], 'c');
 SELECT volatility_is('clarify', 'resolve', ARRAY['text', 'text'], 'stable');
@@ -107,7 +107,7 @@ SELECT is_strict('clarify', 'check', ARRAY['text']);
 SELECT function_returns('clarify', 'last_decision', ARRAY[]::text[], 'jsonb');
 SELECT function_lang_is('clarify', 'last_decision', ARRAY[]::text[], 'c');
 SELECT volatility_is('clarify', 'last_decision', ARRAY[]::text[], 'volatile');
-SELECT function_returns('clarify', 'window_bound_check', ARRAY['text', 'text', 'text'], 'void');
+SELECT function_returns('clarify_internal', 'window_bound_check', ARRAY['text', 'text', 'text'], 'void');
 SELECT function_returns('clarify', 'gated', ARRAY[]::text[], 'boolean');
 SELECT function_lang_is('clarify', 'gated', ARRAY[]::text[], 'c');
 SELECT volatility_is('clarify', 'gated', ARRAY[]::text[], 'stable');

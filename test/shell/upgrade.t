@@ -22,13 +22,23 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 
-# Everything in schema clarify that a DBA or the gate can tell apart, one line per property, in
-# a fixed order: tables and their columns, constraints, indexes, views, functions with their
-# bodies, triggers, sequences, privileges, comments, and what pg_dump keeps.
+# Everything in schemas clarify and clarify_internal that a DBA or the gate can tell apart, one
+# line per property, in a fixed order: the schemas (privileges, comments), tables and their
+# columns, constraints, indexes, views, functions (schema-qualified) with their bodies, triggers,
+# event triggers, sequences, privileges, comments (tables, columns, functions), and what pg_dump
+# keeps.
 schema_sql="
-WITH s AS (SELECT oid FROM pg_namespace WHERE nspname = 'clarify'),
+WITH s AS (SELECT oid FROM pg_namespace WHERE nspname IN ('clarify', 'clarify_internal')),
 rels AS (SELECT c.* FROM pg_class c, s WHERE c.relnamespace = s.oid)
 SELECT line FROM (
+  SELECT 'schema ' || n.nspname || ' acl=' || coalesce(n.nspacl::text, '') || ' comment='
+         || coalesce(obj_description(n.oid, 'pg_namespace'), '') AS line
+  FROM pg_namespace n JOIN s ON s.oid = n.oid
+  UNION ALL
+  SELECT 'event trigger ' || e.evtname || ' ' || e.evtevent || ' ' || e.evtfoid::regprocedure::text
+         || ' ' || e.evtenabled::text || ' ' || coalesce(e.evttags::text, '')
+  FROM pg_event_trigger e JOIN pg_proc p ON p.oid = e.evtfoid JOIN s ON s.oid = p.pronamespace
+  UNION ALL
   SELECT 'relation ' || relname || ' ' || relkind::text || ' acl=' || coalesce(relacl::text, '')
          || ' options=' || coalesce(reloptions::text, '') AS line FROM rels
   UNION ALL

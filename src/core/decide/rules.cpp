@@ -342,8 +342,12 @@ std::optional<Slot> Rules::diagnose(const std::string &concept_id,
             s.expected = b.concept_id;
             s.reason = "the record binds " + quoted(b.term) + " to " + label(b.concept_id) +
                        ", which " + ineligibility(bound, ctx_.now);
-            s.question = label(b.concept_id) + " " + ineligibility(bound, ctx_.now) +
-                         ". When you say " + quoted(b.term) + ", do you mean:";
+            // An unknown id (a typo) is the agent's, not the person's: DETAIL has it.
+            const std::string said =
+                bound ? label(b.concept_id) + " " + ineligibility(bound, ctx_.now)
+                      : "The meaning given for " + quoted(b.term) +
+                            " is not one the business defines";
+            s.question = said + ". When you say " + quoted(b.term) + ", do you mean:";
             return s;
         }
         Slot s = make_slot(c, concept_id, b.term, State::Mismatch);

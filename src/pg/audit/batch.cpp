@@ -12,6 +12,7 @@
 extern "C" {
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "commands/dbcommands.h"
 #include "nodes/makefuncs.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -93,10 +94,11 @@ TextTables lock_text_tables() {
 void check_cache(WriterCache &cache, const TextTables &tables, Mode mode) {
     if (cache.first_narrow(tables))
         pg_guard([] {
-            ereport(LOG, (errmsg("pg_clarify audit writer: the audit of database %u is at "
+            const char *name = get_database_name(MyDatabaseId);
+            ereport(LOG, (errmsg("pg_clarify audit writer: the audit of database \"%s\" is at "
                                  "catalog 1.0: decisions are written with their texts, "
                                  "under 64-bit identities",
-                                 MyDatabaseId),
+                                 name ? name : "?"),
                           errhint("Run ALTER EXTENSION pg_clarify UPDATE.")));
         });
     // Nothing published before holds for new tables; nor does what this batch would publish.

@@ -312,8 +312,9 @@ void follow_role_rename(const char *old_name, const char *new_name) {
                 Oid types[2] = {OIDOID, TEXTOID};
                 Datum args[2] = {ObjectIdGetDatum(get_role_oid(new_name, false)),
                                  CStringGetTextDatum(old_name)};
-                if (SPI_execute_with_args("SELECT clarify.role_renamed($1, $2::pg_catalog.name)", 2,
-                                          types, args, nullptr, false, 0) != SPI_OK_SELECT)
+                if (SPI_execute_with_args(
+                        "SELECT clarify_internal.role_renamed($1, $2::pg_catalog.name)", 2, types,
+                        args, nullptr, false, 0) != SPI_OK_SELECT)
                     elog(ERROR, "pg_clarify: the catalog could not follow the role's rename");
             });
         });

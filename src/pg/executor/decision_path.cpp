@@ -13,10 +13,12 @@
 #include "pg/catalog/time_windows.hpp"
 
 extern "C" {
+#include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "utils/timestamp.h"
 }
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -321,6 +323,38 @@ SubmitResult submit_entry(const AuditRecord &audit, const Entries &entries) {
         [&] { return audit_submit(bytes, length, sync, audit_timeout_ms, alternative); });
 }
 
+// The SQLSTATE of the rejection logged last, until its ERROR reaches the log hook (0: none).
+int rejection_logged = 0;
+emit_log_hook_type previous_emit_log_hook = nullptr;
+
+// The server log's account of a rejection: one line, by name. The client gets the whole error;
+// clarify.audit keeps statement, payload and record, so the ERROR stays off the server log.
+void log_rejection(const AuditRecord &a) {
+    pg_guard([&] {
+        const char *role = GetUserNameFromId(a.session_role, true);
+        const char *acting = GetUserNameFromId(a.acting_role, true);
+        const char *database = get_database_name(MyDatabaseId);
+        std::string as = acting && role && strcmp(acting, role) != 0
+                             ? std::string(" as \"") + acting + "\""
+                             : std::string();
+        ereport(LOG, (errmsg("pg_clarify refused decision %llu: %s (%s) for role \"%s\"%s in "
+                             "database \"%s\", reading %s",
+                             (unsigned long long)a.decision_id, to_string(a.state),
+                             sqlstate_of(a.state), role ? role : "?", as.c_str(),
+                             database ? database : "?", a.columns.c_str()),
+                      errhidestmt(true), errhidecontext(true)));
+        rejection_logged = sqlcode_of(a.state);
+    });
+}
+
+void hide_logged_rejection(ErrorData *edata) {
+    if (edata->elevel == ERROR && rejection_logged != 0) {
+        if (edata->sqlerrcode == rejection_logged) edata->output_to_server = false;
+        rejection_logged = 0;
+    }
+    if (previous_emit_log_hook) previous_emit_log_hook(edata);
+}
+
 // Step 5, raise: fails closed in both modes (a decision runs only once it is committed (sync) or
 // queued (async); load never skips one), then throws the rejection's clarification error.
 void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResult result) {
@@ -365,12 +399,18 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResul
         }
         return;
     }
+    log_rejection(a);
     throw ReportedError(sqlcode_of(a.state), message_text(catalog, decision),
                         decision_json(catalog, decision, id(), a.question_id, false),
                         hint_text(catalog, decision));
 }
 
 }  // namespace
+
+void install_rejection_log() {
+    previous_emit_log_hook = emit_log_hook;
+    emit_log_hook = hide_logged_rejection;
+}
 
 const LastDecision &last_decision() {
     return last;

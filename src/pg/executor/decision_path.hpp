@@ -43,4 +43,7 @@ struct LastDecision {
 };
 const LastDecision &last_decision();
 
+// Keeps a rejection's ERROR off the server log, which has its one line (from install_gate).
+void install_rejection_log();
+
 }  // namespace clarify::pg

@@ -149,6 +149,7 @@ void install_gate() {
     install_time_zone_hold();
     install_statistics_filter();
     install_shared_memory();
+    install_rejection_log();
 }
 
 }  // namespace clarify::pg

@@ -134,7 +134,7 @@ extern "C" Datum clarify_gated(PG_FUNCTION_ARGS) {
 extern "C" Datum clarify_catalog_changed(PG_FUNCTION_ARGS) {
     if (!CALLED_AS_TRIGGER(fcinfo))
         ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-                        errmsg("clarify.catalog_changed() must be called as a trigger")));
+                        errmsg("catalog_changed() must be called as a trigger")));
     Oid table = RelationGetRelid(((TriggerData *)fcinfo->context)->tg_relation);
     cpp_entry([&] { announce_catalog_change(table); });
     // Texts published for short queue entries may belong to tables the extension had before it
