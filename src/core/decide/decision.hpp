@@ -91,6 +91,8 @@ struct Slot {
     // Grain slots only: the relations whose join repeats rows (fanout); the aggregate used and
     // the aggregates allowed (additivity); how to rewrite the statement (the HINT).
     std::vector<std::string> via;
+    // Fanout slots: the relations of `via` read again by other branches of a UNION ALL.
+    std::vector<std::string> repeated;
     std::string aggregate;
     std::vector<std::string> allowed;
     std::string advice;
@@ -106,13 +108,16 @@ struct AggregateUse {
     // The relations on the other side of each join between the column's scan and the aggregate
     // that is not proven to keep that scan's rows unrepeated; empty when every join is proven.
     std::vector<std::string> via;
+    // The column's relation when another branch of a UNION ALL reads the same rows again.
+    std::vector<std::string> repeated;
     // Columns of the same relation the aggregate groups or partitions by, or that the statement
     // restricts to one value: a semi-additive measure is summed per snapshot when its snapshot
     // column is among them.
     std::vector<std::int16_t> per_value;
     bool operator==(const AggregateUse &o) const {
         return column == o.column && aggregate == o.aggregate && builtin == o.builtin &&
-               distinct == o.distinct && via == o.via && per_value == o.per_value;
+               distinct == o.distinct && via == o.via && repeated == o.repeated &&
+               per_value == o.per_value;
     }
 };
 

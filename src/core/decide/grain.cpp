@@ -69,22 +69,58 @@ std::string spoken_rows(const std::string &relation) {
     return spoken_column(dot == std::string::npos ? relation : relation.substr(dot + 1));
 }
 
-Slot fanout_slot(const Concept &concept, const std::string &term, const AggregateUse &use) {
+void add_once(std::vector<std::string> &to, const std::string &s) {
+    if (std::find(to.begin(), to.end(), s) == to.end()) to.push_back(s);
+}
+
+// `joins`: the relations whose join repeats the rows; `repeated`: relations whose rows more than
+// one branch of a UNION ALL reads. The slot's `via` names both.
+Slot fanout_slot(const Concept &concept, const std::string &term,
+                 const std::vector<std::string> &joins, const std::vector<std::string> &repeated) {
     Slot s = grain_slot(SlotCheck::Fanout, concept, term);
-    s.via = use.via;
-    std::vector<std::string> nouns, rows;
-    for (const std::string &r : use.via) {
-        std::string noun = spoken_relation(r);
-        if (std::find(nouns.begin(), nouns.end(), noun) == nouns.end()) nouns.push_back(noun);
-        if (std::find(rows.begin(), rows.end(), spoken_rows(r)) == rows.end())
-            rows.push_back(spoken_rows(r));
+    s.repeated = repeated;
+    std::vector<std::string> nouns, rows, read_twice;
+    for (const std::string &r : joins) {
+        add_once(s.via, r);
+        add_once(nouns, spoken_relation(r));
+        add_once(rows, spoken_rows(r));
     }
-    s.reason =
-        concept.label + " would be counted once for every matching " + listed(nouns, " and ");
-    s.advice = "Aggregate " + concept.label + " before joining " + listed(rows, " and ") +
-               " (in a subquery grouped by the join key), join only on a unique key, or filter "
-               "with EXISTS instead of a join.";
+    for (const std::string &r : repeated) {
+        add_once(s.via, r);
+        add_once(read_twice, spoken_rows(r));
+    }
+    const std::string &label = concept.label;
+    const std::string branches = "the same " + listed(read_twice, " and ") +
+                                 " are read by more than one branch of a UNION ALL";
+    const std::string read_once =
+        "Read " + listed(read_twice, " and ") +
+        " once (one SELECT whose WHERE combines the branches' conditions with OR), or aggregate "
+        "each branch in its own subquery and add the results.";
+    const std::string join_advice =
+        "Aggregate " + label + " before joining " + listed(rows, " and ") +
+        " (in a subquery grouped by the join key), join only on a unique key, or filter with "
+        "EXISTS instead of a join.";
+    if (repeated.empty()) {
+        s.reason = label + " would be counted once for every matching " + listed(nouns, " and ");
+        s.advice = join_advice;
+    } else if (joins.empty()) {
+        s.reason = label + " would be counted more than once: " + branches;
+        s.advice = read_once;
+    } else {
+        s.reason = label + " would be counted once for every matching " + listed(nouns, " and ") +
+                   ", and " + branches;
+        s.advice = join_advice + " " + read_once;
+    }
     return s;
+}
+
+// The joins of a fanout slot's `via`: what is not there only because branches read it again.
+std::vector<std::string> joins_of(const std::vector<std::string> &via,
+                                  const std::vector<std::string> &repeated) {
+    std::vector<std::string> joins;
+    for (const std::string &r : via)
+        if (std::find(repeated.begin(), repeated.end(), r) == repeated.end()) joins.push_back(r);
+    return joins;
 }
 
 std::vector<std::string> usable_aggregates(const Concept &concept) {
@@ -155,14 +191,12 @@ void merge(std::vector<Slot> &slots, Slot slot, const Concept &concept, const st
             continue;
         if (std::find(s.columns.begin(), s.columns.end(), column) == s.columns.end())
             s.columns.push_back(column);
-        AggregateUse merged;
-        merged.via = s.via;
-        for (const std::string &r : slot.via)
-            if (std::find(merged.via.begin(), merged.via.end(), r) == merged.via.end())
-                merged.via.push_back(r);
-        if (merged.via != s.via) {
+        std::vector<std::string> joins = joins_of(s.via, s.repeated), repeated = s.repeated;
+        for (const std::string &r : joins_of(slot.via, slot.repeated)) add_once(joins, r);
+        for (const std::string &r : slot.repeated) add_once(repeated, r);
+        if (joins != joins_of(s.via, s.repeated) || repeated != s.repeated) {
             std::vector<std::string> columns = std::move(s.columns);
-            s = fanout_slot(concept, s.term, merged);
+            s = fanout_slot(concept, s.term, joins, repeated);
             s.columns = std::move(columns);
         }
         return;
@@ -200,8 +234,9 @@ std::vector<Slot> grain_slots(const Catalog &catalog, const detail::Rules &rules
         const Concept *concept = measure_of(catalog, *column, covered);
         if (!concept) continue;
         const std::string term = term_for(rules, *concept, *column, covered);
-        if (!use.via.empty() && !duplicate_insensitive(use))
-            merge(slots, fanout_slot(*concept, term, use), *concept, column->name);
+        if ((!use.via.empty() || !use.repeated.empty()) && !duplicate_insensitive(use))
+            merge(slots, fanout_slot(*concept, term, use.via, use.repeated), *concept,
+                  column->name);
         if (auto s = additivity_slot(*concept, term, *column, use))
             merge(slots, std::move(*s), *concept, column->name);
     }

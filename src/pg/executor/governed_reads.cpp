@@ -99,6 +99,7 @@ std::vector<AggregateUse> governed_aggregates(const Catalog &catalog, AggregateF
             if (std::find(use.via.begin(), use.via.end(), name) == use.via.end())
                 use.via.push_back(std::move(name));
         }
+        if (f.branches) use.repeated.push_back(relation_name(f.relation));
         use.per_value.assign(f.per_value, f.per_value + f.n_per_value);
         for (ColumnKey key : keys) {
             use.column = key;

@@ -72,7 +72,7 @@ void trace_branches(Trace *t, Plan *append, List *branches, AttrNumber attno) {
         trace_output(t, (Plan *)lfirst(lc), attno);
         ends[b++] = t->count;
     }
-    if (append != t->merged) grain::mark_repeated_branches(t->facts, first, ends, b, kRoom);
+    if (append != t->merged) grain::mark_repeated_branches(t->facts, first, ends, b);
     // Copies of one fact (a CTE under each branch) say no more than one: keep one.
     t->count = grain::drop_duplicate_facts(t->facts, first, t->count);
 }

@@ -39,10 +39,8 @@ struct Branches {
     }
 };
 
-void mark(AggregateFact &f, int room) {
-    for (int v = 0; v < f.n_via; ++v)
-        if (f.via[v] == InvalidOid) return;
-    if (f.n_via < room) f.via[f.n_via++] = InvalidOid;
+void mark(AggregateFact &f) {
+    f.branches = true;
 }
 
 // Orders facts by everything they say: equal facts come together.
@@ -52,6 +50,7 @@ int compare_facts(const AggregateFact &x, const AggregateFact &y) {
     if (int c = cmp(x.attnum, y.attnum)) return c;
     if (int c = cmp(x.aggregate, y.aggregate)) return c;
     if (int c = cmp(x.distinct, y.distinct)) return c;
+    if (int c = cmp(x.branches, y.branches)) return c;
     if (int c = cmp(x.n_via, y.n_via)) return c;
     for (int v = 0; v < x.n_via; ++v)
         if (int c = cmp(x.via[v], y.via[v])) return c;
@@ -88,8 +87,7 @@ Plan *merged_append(Plan *plan) {
 
 // A fact is repeated when another branch reads the same column of its relation, or the whole row
 // (a whole-row fact: any column). Sorted by column, each fact is checked once.
-void mark_repeated_branches(AggregateFact *facts, int first, const int *ends, int branches,
-                            int room) {
+void mark_repeated_branches(AggregateFact *facts, int first, const int *ends, int branches) {
     int n = branches ? ends[branches - 1] - first : 0;
     if (n < 2) return;
     BranchFact *found = (BranchFact *)palloc(sizeof(BranchFact) * n);
@@ -114,7 +112,7 @@ void mark_repeated_branches(AggregateFact *facts, int first, const int *ends, in
                 bool repeated = found[i].attnum == 0
                                     ? all.other_than(branch)
                                     : whole.other_than(branch) || column.other_than(branch);
-                if (repeated) mark(facts[found[i].index], room);
+                if (repeated) mark(facts[found[i].index]);
             }
         }
     }

@@ -16,9 +16,8 @@ namespace clarify::pg::grain {
 Plan *merged_append(Plan *plan);
 
 // Gives every fact found in two branches of an Append (facts[first, ends[branches - 1]), branch
-// i ending at ends[i]) for the same column of the same relation a join that repeats it.
-void mark_repeated_branches(AggregateFact *facts, int first, const int *ends, int branches,
-                            int room);
+// i ending at ends[i]) for the same column of the same relation: each is read again (`branches`).
+void mark_repeated_branches(AggregateFact *facts, int first, const int *ends, int branches);
 
 // Removes the facts of facts[first, end) equal to an earlier one there (same column, aggregate,
 // joins and single-valued columns), keeping the order; returns the new end.

@@ -24,6 +24,8 @@ struct AggregateFact {
     // Columns of `relation` grouped or partitioned by, or restricted to one value by the scan.
     AttrNumber *per_value;
     int n_per_value;
+    // Read again, the same rows of `relation`, by another branch of a UNION ALL above.
+    bool branches;
 };
 
 struct AggregateFacts {
