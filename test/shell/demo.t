@@ -3,7 +3,7 @@
 # revenue options, the QC001, QC002 and QC004 moments, the period asked as a calendar or fiscal
 # quarter, a low-impact meaning assumed with its WARNING, the QC006 moment, and the audit trail.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 plan 19
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)

@@ -3,18 +3,16 @@
 # its own (its counters are logged only when a note was dropped or a wait timed out, by database
 # name). Counted over the idle seconds after the writer left.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 3
 
 start_test_cluster log_lines 55449 "shared_preload_libraries = 'pg_clarify'" "fsync = off"
-psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL
 CREATE ROLE agent LOGIN;
-CREATE TABLE orders (id int, booked_amount numeric);
-INSERT INTO orders VALUES (1, 10);
+$(booked_orders_sql)
 GRANT SELECT ON orders TO agent;
 CREATE EXTENSION pg_clarify;
-INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.booked', 'metric', 'Booked revenue', 'approved');
-INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('metric.booked', 'orders', 'booked_amount');
+$(booked_catalog_sql)
 SELECT clarify.govern_role('agent');
 SQL
 for _ in 1 2 3; do psql_as agent -c 'SELECT booked_amount FROM orders' >/dev/null; done

@@ -5,7 +5,7 @@
 # server is back, and none twice. A writer held down past pg_clarify.audit_retained_wal makes
 # sync decisions fail closed with QC005; once it writes again, they pass and nothing is lost.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 plan 17
