@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Errors crossing the C++/PostgreSQL boundary never crash a backend. After the pgTAP run and the
-# other shell tests, drive errors through both directions once more, then read the test cluster's
-# server log (CLARIFY_SERVER_LOG): no backend killed by a signal, no crash recovery.
+# Errors crossing the C++/PostgreSQL boundary never crash a backend. After the pgTAP, pytest and
+# node runs on scripts/test's shared cluster, drive errors through both directions once more, then
+# read that cluster's server log (CLARIFY_SERVER_LOG): no backend killed by a signal, no crash
+# recovery. The other shell tests own their clusters; test/shell/lib/cluster.sh reads each one's
+# log the same way when it stops it.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 log=${CLARIFY_SERVER_LOG:-}
 plan 5
 q() { "$PG_BINDIR/psql" -X -qAt -d postgres "$@" 2>&1; }

@@ -4,7 +4,7 @@
 # quarter (each window with its range), a synonym that does not settle the word the user said, a
 # low-impact meaning assumed with its WARNING, the QC006 moment, and the audit trail.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 plan 23
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)

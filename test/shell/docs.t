@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The manual cannot rot: every ```sql and ```sh snippet of docs/*.md is run, in order, one fresh
 # database per document. A SQL snippet whose first line is "-- expect: SQLSTATE" must fail with
-# that SQLSTATE; every other snippet must succeed. Needs PGHOST/PGPORT/PGUSER (superuser) of a
-# cluster with the library preloaded.
+# that SQLSTATE; every other snippet must succeed. On a cluster of its own (the documents create
+# and drop roles).
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/pg_clarify_docs.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+on_exit "rm -rf '$work'"
+start_own_cluster docs 55451
 
 # Split each document into numbered snippets: $work/<doc>/<n>.<sql|sh>
 total=0

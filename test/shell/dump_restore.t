@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # pg_dump keeps every DBA-entered catalog row (pg_extension_config_dump): dump a database with
 # the revenue example, defaults, approvals and governed roles, restore it elsewhere, compare.
-# Needs PGHOST/PGPORT/PGUSER of a running cluster with the library preloaded.
+# On a cluster of its own (the example creates roles).
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 plan 11
 
@@ -15,7 +15,8 @@ cleanup() {
     "$PG_BINDIR/dropdb" --if-exists "$dst" 2>/dev/null
     rm -rf "$work"
 }
-trap cleanup EXIT
+start_own_cluster dump_restore 55452
+on_exit cleanup
 cleanup
 mkdir -p "$work"
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fault harness: agent load in sync mode, the audit writer killed with SIGKILL mid-run. The server
 # recovers (crash restart), and every decision whose answer a client received -- a result or a
-# QC001..QC004 rejection -- has its row in clarify.audit. Needs PGHOST/PGPORT/PGUSER (superuser).
+# QC001..QC004 rejection -- has its row in clarify.audit. On a cluster of its own, as it crashes it.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 plan 8
 
@@ -13,7 +13,9 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 q() { "$PG_BINDIR/psql" -X -qAt -v ON_ERROR_STOP=1 -d "${2:-$db}" -c "$1"; }
 out=$(mktemp /tmp/pg_clarify_fault.XXXXXX)
 cleanup() { "$PG_BINDIR/dropdb" --force --if-exists "$db" >/dev/null 2>&1; rm -f "$out"; }
-trap cleanup EXIT
+crashes_expected=1 # the writer's SIGKILL restarts the server
+start_own_cluster fault_kill_writer 55453
+on_exit cleanup
 cleanup
 "$PG_BINDIR/createdb" "$db"
 q "$(fault_schema_sql)" >/dev/null

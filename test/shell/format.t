@@ -2,7 +2,7 @@
 # The C++ follows the repository's .clang-format, and the extension and the core build without a
 # single compiler warning under -Wall -Wextra (read from the build logs of this test run).
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 plan 3
 cd "$repo" || exit 1
@@ -23,7 +23,10 @@ logs=build/test-logs
 warnings=$(grep -hE 'warning:' "$logs/extension-build.log" 2>/dev/null)
 if [[ -s $logs/extension-build.log && -z $warnings ]]; then pass "the extension builds without warnings"; else
     fail "the extension builds without warnings" "${warnings:-no build log at $logs/extension-build.log}"; fi
+# The core is version-independent: scripts/test builds it (and its tests) in the 15 run only.
 warnings=$(grep -hE 'warning:' "$logs/core-build.log" 2>/dev/null)
-if [[ -s $logs/core-build.log && -z $warnings ]]; then pass "the core and its tests build without warnings"; else
+if [[ -n ${CLARIFY_IN_CHROOT:-} ]]; then
+    skip "the core and its tests build without warnings" "the core is built by the PostgreSQL 15 run"
+elif [[ -s $logs/core-build.log && -z $warnings ]]; then pass "the core and its tests build without warnings"; else
     fail "the core and its tests build without warnings" "${warnings:-no build log at $logs/core-build.log}"; fi
 finish

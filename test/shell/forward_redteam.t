@@ -5,11 +5,10 @@
 # stored; what it resolves to is its own decision's texts with the primary's own identities; and
 # batches built to cost the ingest quadratic work or a rehash per entry are written correctly.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 25
 
 start_replica_primary forward_redteam 55491 "regress_fr_forwarder"
-pq() { psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
 db=$(pq "SELECT oid FROM pg_database WHERE datname = 'postgres'")
 origin=regress_fr_standby
 frames=$(cd "$(dirname "$0")" && pwd)

@@ -5,11 +5,10 @@
 # row are open to it. A batch sent again while its first sending is being written still waits
 # for it and is written once (src/pg/replica/ingest.cpp).
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 9
 
 start_replica_primary ingest_lock 55493 "regress_il_forwarder"
-pq() { psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
 db=$(pq "SELECT oid FROM pg_database WHERE datname = 'postgres'")
 origin=regress_il_standby
 here=$(cd "$(dirname "$0")" && pwd)

@@ -2,7 +2,7 @@
 # The gate never runs half-installed: without shared_preload_libraries, loading the library and
 # CREATE EXTENSION fail with a clear error whose hint names shared_preload_libraries.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 5
 
 start_test_cluster loading 55439

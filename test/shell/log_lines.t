@@ -4,7 +4,7 @@
 # name). Counted over the idle seconds after the writer left. Then what one rejection logs: the
 # client gets the whole error, the server log one line naming role, database and columns (no OID).
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 12
 
 start_test_cluster log_lines 55449 "shared_preload_libraries = 'pg_clarify'" "fsync = off"

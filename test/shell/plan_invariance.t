@@ -7,10 +7,10 @@
 # governed columns the statement reads; the plans must vary, so that the test cannot pass
 # vacuously. The one case where the plan decides by design (rows in an order the statement does
 # not fix, produced through an index ending in a governed column) is checked separately, at the
-# end. On failure it prints each odd combination with its plan; KEEP_DB=1 keeps the database.
-# Needs PGHOST/PGPORT/PGUSER of a running cluster with the library preloaded.
+# end. On failure it prints each odd combination with its plan; KEEP_DB=1 keeps the database
+# (and its cluster, running). On a cluster of its own (it creates a role).
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 
 db=clarify_plan_invariance
 agent=regress_plan_agent
@@ -20,7 +20,9 @@ as_dba() { psql_db -c "$1"; }
 as_agent() { psql_db -c "SET ROLE $agent" -c "$1"; }
 drop_db() { "$PG_BINDIR/dropdb" --if-exists "$db" 2>/dev/null; }
 # KEEP_DB=1 keeps the database (harness.results holds every decision and plan) for inspection.
-trap '[[ -n ${KEEP_DB:-} ]] || drop_db' EXIT
+[[ -n ${KEEP_DB:-} ]] && keep_cluster=1
+start_own_cluster plan_invariance 55454
+on_exit '[[ -n ${KEEP_DB:-} ]] || drop_db'
 drop_db
 "$PG_BINDIR/createdb" "$db" || { echo "Bail out! createdb $db failed"; exit 1; }
 

@@ -5,7 +5,7 @@
 # "refused" note about it, and the server log names it. Once the writer can write again,
 # service resumes.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 15
 
 locker_pid=
@@ -18,13 +18,10 @@ before_cluster_stop() {
 start_test_cluster queue_full 55441 "shared_preload_libraries = 'pg_clarify'" \
     "pg_clarify.audit_queue_size = '256kB'" "fsync = off"
 
-psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
-CREATE TABLE orders (id int, booked_amount numeric);
-INSERT INTO orders VALUES (1, 10);
+psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL
+$(booked_orders_sql)
 CREATE EXTENSION pg_clarify;
-INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.booked', 'metric', 'Booked revenue', 'approved');
-INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('metric.booked', 'orders', 'booked_amount');
-INSERT INTO clarify.terms (term, concept_id) VALUES ('revenue', 'metric.booked');
+$(booked_catalog_sql)
 CREATE ROLE agent_sync LOGIN;
 CREATE ROLE agent_async LOGIN;
 CREATE ROLE agent_patient LOGIN;

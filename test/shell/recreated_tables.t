@@ -6,7 +6,7 @@
 # whose statement or record is missing. Refilling the new catalog empties the set of stored
 # texts the backends go by, so decisions made after that carry their texts.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 6
 
 writer=
@@ -14,17 +14,14 @@ before_cluster_stop() { [[ -n $writer ]] && kill -CONT "$writer" 2>/dev/null; }
 start_test_cluster recreated 55442 "shared_preload_libraries = 'pg_clarify'" "fsync = off"
 
 create_extension() {
-    psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+    psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL
 CREATE EXTENSION pg_clarify;
-INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.booked', 'metric', 'Booked revenue', 'approved');
-INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('metric.booked', 'orders', 'booked_amount');
-INSERT INTO clarify.terms (term, concept_id) VALUES ('revenue', 'metric.booked');
+$(booked_catalog_sql)
 SELECT clarify.govern_role('agent');
 SQL
 }
-psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
-CREATE TABLE orders (id int, booked_amount numeric);
-INSERT INTO orders VALUES (1, 10);
+psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL
+$(booked_orders_sql)
 CREATE ROLE agent LOGIN;
 GRANT SELECT ON orders TO agent;
 ALTER ROLE agent SET pg_clarify.audit_mode = 'async';

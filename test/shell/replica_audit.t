@@ -5,12 +5,10 @@
 # and fails closed with QC005 naming the primary when it is down; service resumes when it is back;
 # a role without the ingest grant is refused (logged once); a promoted standby audits locally.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 34
 
 start_replica_primary replica_primary 55471 "regress_forwarder" "regress_not_granted"
-pq() { psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
-sq() { standby_psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
 
 start_test_standby 55472 "cluster_name = 'regress_standby'" "pg_clarify.audit_timeout = 2000"
 wait_for_replay || echo "# the standby did not catch up" >&2

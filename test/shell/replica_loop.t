@@ -6,7 +6,7 @@
 # confirmations; the Python client's confirm waits for the agent's standby before the re-run;
 # and the whole ask -> confirm -> re-run loop runs with the agent on the standby, no sleeps.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 plan 26

@@ -5,12 +5,10 @@
 # the standby, the reason in its log) until the DBA renames it or frees the node; a second
 # granted role cannot write as another standby; an agent cannot read the conninfo.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 20
 
 start_replica_primary replica_redteam 55477 "regress_forwarder regress_forwarder_2"
-pq() { psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
-sq() { standby_psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
 
 # regress_standby and regress_standby_177 share decision id node 245 (FNV-1a, folded to 8 bits).
 start_test_standby 55478 "cluster_name = 'regress_standby'" "pg_clarify.audit_timeout = 2000" \

@@ -4,21 +4,17 @@
 # afterwards is gated at its first statement; a role dropped and created again, or renamed, stays
 # governed; a governed column (or table) dropped warns and is governed again when added again;
 # renames of column, table and schema are followed.
-# Needs PGHOST/PGPORT/PGUSER of a running cluster with the library preloaded (the dump's source).
+# The dump's source and the restore's target are two clusters of its own, one after the other.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 plan 25
 
 src=clarify_restore_roles_src
 q() { "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -qAt -d "$src" -c "$1"; }
 work=$(mktemp -d /tmp/pg_clarify_restore_roles.XXXXXX)
-cleanup() {
-    "$PG_BINDIR/dropdb" --if-exists "$src" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-"$PG_BINDIR/dropdb" --if-exists "$src" 2>/dev/null
+on_exit "rm -rf '$work'"
+start_own_cluster restore_roles_src 55455
 "$PG_BINDIR/createdb" "$src"
 q 'CREATE EXTENSION pg_clarify' &&
     "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -d "$src" -f "$repo/examples/revenue.sql" >/dev/null &&
@@ -34,13 +30,6 @@ q 'CREATE EXTENSION pg_clarify' &&
 check "the source database is populated" test "$(q 'SELECT count(*) FROM clarify.approvals')" = 2
 check "pg_dump -Fc succeeds" "$PG_BINDIR/pg_dump" -Fc -f "$work/dump" "$src"
 
-# The fresh cluster has neither agent nor regress_rr_team.
-start_test_cluster restore_roles 55476 "shared_preload_libraries = 'pg_clarify'" "fsync = off"
-as() { "$PG_BINDIR/psql" -X -q -At -v VERBOSITY=verbose -h "$dir" -p "$port" -U "$1" -d postgres -c "$2" 2>&1; }
-out=$("$PG_BINDIR/pg_restore" --no-owner --no-privileges -h "$dir" -p "$port" -U postgres -d postgres "$work/dump" 2>&1)
-check "pg_restore succeeds before the roles exist" test $? = 0
-[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/# /' >&2
-
 rows() { # the catalog rows, names and all, without the cluster's OIDs
     case $1 in
         agent_roles) echo "SELECT agent_role::text FROM clarify.agent_roles ORDER BY 1" ;;
@@ -49,8 +38,21 @@ rows() { # the catalog rows, names and all, without the cluster's OIDs
         concept_columns) echo "SELECT concept_id || ' ' || relation::text || ' ' || column_name FROM clarify.concept_columns ORDER BY 1" ;;
     esac
 }
+declare -A source_rows
 for table in agent_roles defaults approvals concept_columns; do
-    a=$(q "$(rows $table)") b=$(as postgres "$(rows $table)")
+    source_rows[$table]=$(q "$(rows $table)")
+done
+_stop_test_cluster
+
+# The fresh cluster has neither agent nor regress_rr_team.
+start_test_cluster restore_roles 55476 "shared_preload_libraries = 'pg_clarify'" "fsync = off"
+as() { "$PG_BINDIR/psql" -X -q -At -v VERBOSITY=verbose -h "$dir" -p "$port" -U "$1" -d postgres -c "$2" 2>&1; }
+out=$("$PG_BINDIR/pg_restore" --no-owner --no-privileges -h "$dir" -p "$port" -U postgres -d postgres "$work/dump" 2>&1)
+check "pg_restore succeeds before the roles exist" test $? = 0
+[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/# /' >&2
+
+for table in agent_roles defaults approvals concept_columns; do
+    a=${source_rows[$table]} b=$(as postgres "$(rows $table)")
     if [[ -n $a && $a == "$b" ]]; then pass "every clarify.$table row is restored"; else
         fail "every clarify.$table row is restored" "source: $a"$'\n'"restored: $b"; fi
 done

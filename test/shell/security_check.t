@@ -3,9 +3,9 @@
 # that yield no query or several, a CTE chain whose plan is tiny but whose naive walk is
 # exponential, an agent's function folded while someone else dry-runs its SQL, the caller's
 # privileges, and utility statements over views.
-# Needs PGHOST/PGPORT/PGUSER of a running cluster with the library preloaded.
+# On a cluster of its own (the example creates roles).
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 plan 27
 
@@ -15,7 +15,8 @@ as_dba() { psql_db -c "$1"; }
 as_agent() { psql_db -U agent "$@"; }
 alive() { [[ $(as_dba 'SELECT 1') == 1 ]]; }
 cleanup() { "$PG_BINDIR/dropdb" --if-exists "$db" 2>/dev/null; }
-trap cleanup EXIT
+start_own_cluster security_check 55456
+on_exit cleanup
 cleanup
 "$PG_BINDIR/createdb" "$db"
 as_dba 'CREATE EXTENSION pg_clarify' >/dev/null

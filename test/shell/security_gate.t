@@ -3,9 +3,9 @@
 # that runs with an agent's identity whoever started it, a revocation inside an open
 # transaction, and governed values shown to agent code while a statement is planned. Each check
 # is an attack an agent role with default privileges (plus CREATE on schema public) can run.
-# Needs PGHOST/PGPORT/PGUSER of a running cluster with the library preloaded.
+# On a cluster of its own (the example creates roles).
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 plan 15
 
@@ -18,7 +18,8 @@ audit_count() { # decisions whose statement contains $1
     as_dba "SELECT count(*) FROM clarify.audit WHERE statement LIKE '%' || \$\$$1\$\$ || '%'"
 }
 cleanup() { "$PG_BINDIR/dropdb" --if-exists "$db" 2>/dev/null; }
-trap cleanup EXIT
+start_own_cluster security_gate 55457
+on_exit cleanup
 cleanup
 "$PG_BINDIR/createdb" "$db"
 as_dba 'CREATE EXTENSION pg_clarify' >/dev/null

@@ -5,7 +5,7 @@
 # server is back, and none twice. A writer held down past pg_clarify.audit_retained_wal makes
 # sync decisions fail closed with QC005; once it writes again, they pass and nothing is lost.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 plan 17
@@ -18,6 +18,7 @@ before_cluster_stop() {
     [[ -n $load_pid ]] && kill "$load_pid" 2>/dev/null
     rm -f "$out" "$out.log"
 }
+crashes_expected=1 # a backend's SIGKILL restarts the server
 start_test_cluster sync_durable 55448 "shared_preload_libraries = 'pg_clarify'" \
     "pg_clarify.audit_retained_wal = '1MB'" "wal_keep_size = 0" "max_wal_size = '1GB'"
 export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=postgres FAULT_AGENT=regress_fault_agent

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Populated 1.0 and 1.1 databases upgrade in place: ALTER EXTENSION pg_clarify UPDATE keeps every row,
 # ends with the same schema as a fresh install of the default version, and the gate works at once.
-# Needs PGHOST/PGPORT/PGUSER of a running cluster with the library preloaded.
+# On a cluster of its own (the example creates roles).
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 plan 29
 
@@ -19,7 +19,8 @@ cleanup() {
     "$PG_BINDIR/dropdb" --if-exists "$new" 2>/dev/null
     "$PG_BINDIR/dropdb" --if-exists "$mid" 2>/dev/null
 }
-trap cleanup EXIT
+start_own_cluster upgrade 55458
+on_exit cleanup
 cleanup
 
 # Everything in schemas clarify and clarify_internal that a DBA or the gate can tell apart, one

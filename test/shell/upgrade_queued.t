@@ -4,24 +4,21 @@
 # decisions still queued when ALTER EXTENSION pg_clarify UPDATE rekeys the audit keep their
 # statement and record; after the update, decisions whose texts are stored go short again.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 5
 
 writer=
 before_cluster_stop() { [[ -n $writer ]] && kill -CONT "$writer" 2>/dev/null; }
 start_test_cluster upgrade_queued 55446 "shared_preload_libraries = 'pg_clarify'" "fsync = off"
 
-psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
-CREATE TABLE orders (id int, booked_amount numeric);
-INSERT INTO orders VALUES (1, 10);
+psql_as postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL
+$(booked_orders_sql)
 CREATE ROLE agent LOGIN;
 GRANT SELECT ON orders TO agent;
 ALTER ROLE agent SET pg_clarify.audit_mode = 'async';
 ALTER ROLE agent SET pg_clarify.resolution = '{"question_id": "q_upgrade_queued"}';
 CREATE EXTENSION pg_clarify VERSION '1.0';
-INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.booked', 'metric', 'Booked revenue', 'approved');
-INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('metric.booked', 'orders', 'booked_amount');
-INSERT INTO clarify.terms (term, concept_id) VALUES ('revenue', 'metric.booked');
+$(booked_catalog_sql)
 SELECT clarify.govern_role('agent');
 SQL
 query='SELECT booked_amount FROM orders'

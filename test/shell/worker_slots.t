@@ -5,7 +5,7 @@
 # database beyond the reserved writers gets a dynamic one while a slot is free, and fails closed
 # with QC005 when none is.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 13
 
 holders=()
@@ -19,14 +19,11 @@ before_cluster_stop() {
 start_test_cluster worker_slots 55443 "shared_preload_libraries = 'pg_clarify'" "fsync = off" \
     "max_worker_processes = 8" "pg_clarify.audit_writers = 1" "pg_clarify.audit_databases = 2"
 
-setup='CREATE TABLE orders (id int, booked_amount numeric);
-INSERT INTO orders VALUES (1, 10);
+setup="$(booked_orders_sql)
 CREATE EXTENSION pg_clarify;
-INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('"'metric.booked', 'metric', 'Booked revenue', 'approved'"');
-INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('"'metric.booked', 'orders', 'booked_amount'"');
-INSERT INTO clarify.terms (term, concept_id) VALUES ('"'revenue', 'metric.booked'"');
+$(booked_catalog_sql)
 GRANT SELECT ON orders TO agent;
-SELECT clarify.govern_role('"'agent'"');'
+SELECT clarify.govern_role('agent');"
 psql_as postgres -v ON_ERROR_STOP=1 -c 'CREATE ROLE agent LOGIN' -c 'CREATE DATABASE second' \
     -c 'CREATE DATABASE third' >/dev/null
 psql_as postgres -v ON_ERROR_STOP=1 <<<"$setup" >/dev/null

@@ -5,7 +5,7 @@
 # Once with writers started on demand (only the audit keeper can replace one), once with a
 # reserved writer.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 12
 
 locker_pid=

@@ -1,66 +1,14 @@
 # shellcheck shell=bash
-# Minimal TAP for the shell tests: plan N, then ok/not ok lines with the failing detail.
-_tap_n=0
-_tap_failed=0
-plan() { echo "1..$1"; }
-pass() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1"; }
-fail() {
-    _tap_n=$((_tap_n + 1)) _tap_failed=$((_tap_failed + 1))
-    echo "not ok $_tap_n - $1"
-    [[ -n ${2:-} ]] && printf '%s\n' "$2" | sed 's/^/# /' >&2
-    return 0
-}
-# skip NAME REASON: a test that does not apply here, counted as passed.
-skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # skip $2"; }
-# check NAME CONDITION-COMMAND... : ok when the command succeeds.
-check() {
-    local name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name"; fi
-}
-# contains NAME HAYSTACK NEEDLE
-contains() {
-    if [[ $2 == *"$3"* ]]; then pass "$1"; else fail "$1" "expected to find: $3"$'\n'"in: $2"; fi
-}
-equals() {
-    if [[ $2 == "$3" ]]; then pass "$1"; else fail "$1" "expected: $3"$'\n'"got:      $2"; fi
-}
-finish() { exit $((_tap_failed > 0)); }
-
-# Clusters come from scripts/lib.sh, as for scripts/test; PG_BINDIR from pg_config unless given.
-# shellcheck source=SCRIPTDIR/../../scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+# Clusters for the shell tests: each test that needs a server starts its own (start_test_cluster,
+# start_own_cluster, start_replica_primary), so tests run in parallel (prove -j2) in any order.
+# Sourced by tap.sh. The clusters come from scripts/lib.sh, as for scripts/test; PG_BINDIR from
+# pg_config unless given.
+# shellcheck source=SCRIPTDIR/../../../scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib.sh"
 [[ -n ${PG_BINDIR:-} ]] || resolve_pg_config
 as_cluster_owner() { as_owner "$@"; }
 # The setting that forces parallel plans for testing (force_parallel_mode until 15).
 PARALLEL_DEBUG=$(parallel_debug_setting)
-
-# fault_schema_sql: the schema the fault and durability tests load with agent_load.py: the agent
-# role regress_fault_agent (kept if it exists), fault.orders with a booked and an invoiced
-# revenue, the term `revenue` defaulting to booked. Needs the library preloaded.
-fault_schema_sql() {
-    cat <<'SQL'
-DO $$ BEGIN
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'regress_fault_agent') THEN
-    CREATE ROLE regress_fault_agent LOGIN;
-  END IF;
-END $$;
-CREATE EXTENSION pg_clarify;
-CREATE SCHEMA fault;
-CREATE TABLE fault.orders AS SELECT g AS id, g * 1.5 AS booked_amount, g * 1.4 AS invoiced_amount FROM generate_series(1, 1000) g;
-ALTER TABLE fault.orders ADD PRIMARY KEY (id);
-GRANT USAGE ON SCHEMA fault TO regress_fault_agent;
-GRANT SELECT ON fault.orders TO regress_fault_agent;
-INSERT INTO clarify.concepts (id, kind, label, status) VALUES
-  ('metric.booked', 'metric', 'Booked revenue', 'approved'),
-  ('metric.invoiced', 'metric', 'Invoiced revenue', 'approved');
-INSERT INTO clarify.concept_columns VALUES ('metric.booked', 'fault.orders', 'booked_amount'),
-                                           ('metric.invoiced', 'fault.orders', 'invoiced_amount');
-INSERT INTO clarify.terms VALUES ('revenue', 'metric.booked'), ('revenue', 'metric.invoiced');
-INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES ('revenue', 'metric.booked', 'fault harness');
-SELECT clarify.govern_role('regress_fault_agent');
-SQL
-}
 
 # start_test_cluster NAME PORT [postgresql.conf lines...]: a throwaway cluster in a new directory
 # ($dir, $port), on a Unix socket only, without the library unless a line preloads it; stopped
@@ -81,11 +29,18 @@ start_test_cluster() {
     on_exit _stop_test_cluster
 }
 # Stopped at once, as a crash would; the server log is kept (its path printed) when a check failed.
+# keep_cluster=1 leaves it running instead, and says how to reach it and stop it.
 _stop_test_cluster() {
     declare -F before_cluster_stop >/dev/null && before_cluster_stop
     [[ -n ${dir:-} && -d $dir ]] || return 0
+    if [[ ${keep_cluster:-0} == 1 ]]; then
+        echo "# kept: psql -h $dir -p $port -U postgres; stop: pg_ctl -D $dir/data stop" >&2
+        CLUSTER_DIR=
+        return 0
+    fi
     as_owner "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1
     stop_cluster >/dev/null
+    _check_no_crash "$dir/server.log"
     if ((_tap_failed > 0)); then
         echo "# server log: $dir/server.log" >&2
         rm -rf "$dir/data"
@@ -93,6 +48,23 @@ _stop_test_cluster() {
         rm -rf "$dir"
     fi
     dir=
+}
+# start_own_cluster NAME PORT [postgresql.conf lines...]: start_test_cluster with the library
+# preloaded, the libpq environment (PGHOST, PGPORT, PGUSER=postgres) pointing at it.
+start_own_cluster() {
+    local name=$1 p=$2
+    shift 2
+    start_test_cluster "$name" "$p" "shared_preload_libraries = 'pg_clarify'" "$@"
+    export PGHOST=$dir PGPORT=$port PGUSER=postgres
+}
+# A server the test did not crash on purpose (crashes_expected=1 says it did) must have logged
+# no backend killed by a signal: else one more, failing, TAP line fails the file (see crash_free.t).
+_check_no_crash() {
+    [[ ${crashes_expected:-0} == 1 || ! -f $1 ]] && return 0
+    local crashes
+    crashes=$(grep -E 'terminated by signal|terminating any other active server processes' "$1")
+    [[ -z $crashes ]] && return 0
+    fail "no backend of the test's server was killed by a signal" "$crashes"
 }
 # psql_as ROLE [psql args...]: psql on that cluster's postgres database, quiet and unaligned.
 psql_as() {
@@ -117,7 +89,7 @@ start_test_standby() {
         exit 1
     fi
     {
-        echo "# standby written by test/shell/tap.sh"
+        echo "# standby written by test/shell/lib/cluster.sh"
         echo "unix_socket_directories = '$sdir'"
         echo "port = $sport"
         echo "hot_standby = on"
@@ -167,6 +139,10 @@ _stop_test_standby() {
     fi
     sdir=
 }
+# pq SQL / sq SQL: one statement as postgres on the primary (the test cluster) / the standby,
+# stopping at the first error.
+pq() { psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
+sq() { standby_psql_as postgres -v ON_ERROR_STOP=1 -c "$1"; }
 # standby_psql_as ROLE [psql args...]: psql on the standby's postgres database.
 standby_psql_as() {
     local role=$1
