@@ -167,6 +167,7 @@ struct DecisionCache {
     TimeFacts time;
     int assume_below = 0;
     bool require_question = false;
+    int enforcement = 0;
     Decision decision;
     AuditRecord audit;   // without the per-statement facts
     uint64 refresh = 0;  // counts the times it was filled
@@ -189,7 +190,8 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.outer == key.outer && cached.valid_from <= key.now &&
                key.now < cached.valid_until && cached.read == read &&
                cached.aggregates == aggregates && cached.time == time &&
-               cached.assume_below == assume_below && cached.require_question == require_question;
+               cached.assume_below == assume_below && cached.require_question == require_question &&
+               cached.enforcement == enforcement;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
@@ -197,6 +199,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
         decide(catalog, ctx, record, read, aggregates, time, decide_options(catalog_ptr));
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
     cached.audit = audit_record_of(catalog, cached.decision, record);
+    apply_enforcement(cached.audit, static_cast<Enforcement>(enforcement));
     cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
     if (!cached.audit.record.empty())
         cached.audit.record_hash = content_hash(audit_key(), "record", cached.audit.record);
@@ -213,6 +216,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.time = std::move(time);
     cached.assume_below = assume_below;
     cached.require_question = require_question;
+    cached.enforcement = enforcement;
     ++cached.refresh;
     return cached;
 }
@@ -321,6 +325,22 @@ SubmitResult submit_entry(const AuditRecord &audit, const Entries &entries) {
         [&] { return audit_submit(bytes, length, sync, audit_timeout_ms, alternative); });
 }
 
+// Under pg_clarify.enforcement = warn: the rejection the statement would have had, as a WARNING
+// with its SQLSTATE, MESSAGE, DETAIL and HINT (the statement runs).
+void warn_rejection(const Catalog &catalog, const Decision &decision) {
+    const AuditRecord &a = last.audit;
+    int code = sqlcode_of(a.state);
+    std::string message = message_text(catalog, decision);
+    std::string detail =
+        decision_json(catalog, decision, std::to_string(a.decision_id), a.question_id, false);
+    std::string hint = hint_text(catalog, decision);
+    pg_guard([&] {
+        ereport(WARNING, (errcode(code), errmsg_internal("%s", message.c_str()),
+                          errdetail_internal("%s", detail.c_str()),
+                          hint.empty() ? 0 : errhint("%s", hint.c_str())));
+    });
+}
+
 // Step 5, raise: fails closed in both modes (a decision runs only once it is committed (sync) or
 // queued (async); load never skips one), then throws the rejection's clarification error.
 void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResult result) {
@@ -355,6 +375,7 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResul
                 capacity_hint(result));
     }
     if (a.allowed) {
+        if (a.would_reject && a.enforcement == Enforcement::Warn) warn_rejection(catalog, decision);
         for (const std::string &text : assumption_texts(catalog, decision)) {
             const char *message = text.c_str();
             pg_guard([&] {
