@@ -5,7 +5,7 @@
 # statement is refused in every mode. An agent cannot pick the mode with PGOPTIONS.
 set -uo pipefail
 source "$(dirname "$0")/tap.sh"
-plan 8
+plan 9
 
 start_test_cluster enforcement_qc005 55529 "shared_preload_libraries = 'pg_clarify'" "fsync = off"
 
@@ -55,6 +55,8 @@ sleep 1
 out=$(psql_as agent_warn -c 'SELECT booked_amount FROM orders')
 contains "warn: QC005 still refuses when the decision cannot be made durable" "$out" \
     'ERROR:  the decision could not be written to the audit: no synchronous standby confirmed it'
+contains "warn: the QC005 DETAIL says the gate would have rejected it" "$out" \
+    '"gate_decision":"rejected","gate_state":"AMBIGUOUS"'
 out=$(psql_as agent_audit -c 'SELECT booked_amount FROM orders')
 contains "audit: QC005 still refuses when the decision cannot be made durable" "$out" \
     'ERROR:  the decision could not be written to the audit: no synchronous standby confirmed it'

@@ -326,14 +326,31 @@ SubmitResult submit_entry(const AuditRecord &audit, const Entries &entries) {
 }
 
 // Under pg_clarify.enforcement = warn: the rejection the statement would have had, as a WARNING
-// with its SQLSTATE, MESSAGE, DETAIL and HINT (the statement runs).
+// with its SQLSTATE, MESSAGE, DETAIL and HINT (the statement runs). The texts are rendered once
+// per cached decision (the DETAIL with an empty id, this decision's spliced in): a would-be
+// rejection run over and over costs about what an allowed one does (bench/gate_tps).
+struct WarningTexts {
+    uint64 refresh = 0;
+    std::string message, detail, hint;
+};
+
 void warn_rejection(const Catalog &catalog, const Decision &decision) {
+    static WarningTexts texts;
     const AuditRecord &a = last.audit;
+    constexpr std::string_view kIdPrefix = "{\"decision_id\":\"\"";
+    if (texts.refresh != last.template_refresh || texts.message.empty()) {
+        texts.refresh = 0;  // not valid until every text is rendered (rendering may throw)
+        texts.message = message_text(catalog, decision);
+        texts.detail = decision_json(catalog, decision, "", a.question_id, false);
+        texts.hint = hint_text(catalog, decision);
+        texts.refresh = last.template_refresh;
+    }
+    std::string id = std::to_string(a.decision_id);
+    std::string detail = texts.detail.compare(0, kIdPrefix.size(), kIdPrefix) == 0
+                             ? std::string(texts.detail).insert(kIdPrefix.size() - 1, id)
+                             : decision_json(catalog, decision, id, a.question_id, false);
     int code = sqlcode_of(a.state);
-    std::string message = message_text(catalog, decision);
-    std::string detail =
-        decision_json(catalog, decision, std::to_string(a.decision_id), a.question_id, false);
-    std::string hint = hint_text(catalog, decision);
+    const std::string &message = texts.message, &hint = texts.hint;
     pg_guard([&] {
         ereport(WARNING, (errcode(code), errmsg_internal("%s", message.c_str()),
                           errdetail_internal("%s", detail.c_str()),
@@ -369,7 +386,8 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResul
         throw ReportedError(
             sqlcode_of(State::AuditUnavailable),
             std::string("the decision could not be written to the audit: ") + last.audited,
-            audit_unavailable_json(id(), a.question_id, a.allowed, a.state, last.audited),
+            audit_unavailable_json(id(), a.question_id, a.allowed && !a.would_reject, a.state,
+                                   last.audited),
             std::string("The statement did not run. Retry it; if this persists, the DBA can "
                         "look at clarify.audit_queue() and the server log.") +
                 capacity_hint(result));
