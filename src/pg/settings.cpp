@@ -26,6 +26,7 @@ char *resolution_text = nullptr;
 char *audit_conninfo = nullptr;
 int assume_below = static_cast<int>(AssumeBelow::None);
 bool require_question = false;
+int enforcement = static_cast<int>(Enforcement::Enforce);
 
 namespace {
 
@@ -39,6 +40,13 @@ const struct config_enum_entry assume_below_options[] = {
     {"none", static_cast<int>(AssumeBelow::None), false},
     {"medium", static_cast<int>(AssumeBelow::Medium), false},
     {"high", static_cast<int>(AssumeBelow::High), false},
+    {nullptr, 0, false},
+};
+
+const struct config_enum_entry enforcement_options[] = {
+    {"enforce", static_cast<int>(Enforcement::Enforce), false},
+    {"warn", static_cast<int>(Enforcement::Warn), false},
+    {"audit", static_cast<int>(Enforcement::Audit), false},
     {nullptr, 0, false},
 };
 
@@ -223,6 +231,15 @@ void define_settings() {
                              "Without it (no record, or no question) the statement is UNVERIFIED; "
                              "a superuser sets it, also per role with ALTER ROLE ... SET.",
                              &require_question, false, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    // PGC_SUSET: only a superuser sets it (also per role and database with ALTER ROLE/DATABASE
+    // ... SET); an agent's SET, set_config(), RESET, function SET clause or PGOPTIONS is refused.
+    DefineCustomEnumVariable("pg_clarify.enforcement",
+                             "What the gate does with a statement it would reject.",
+                             "enforce (refuse), warn (run it and send the rejection as a WARNING) "
+                             "or audit (run it silently); decided and audited alike. QC005 is "
+                             "never relaxed.",
+                             &enforcement, static_cast<int>(Enforcement::Enforce),
+                             enforcement_options, PGC_SUSET, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "pg_clarify.audit_retained_wal",
         "The most write-ahead log kept for sync decisions not yet in the audit.",

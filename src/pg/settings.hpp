@@ -5,6 +5,7 @@
 #include "pg/pg.hpp"
 #include "core/decide/decision.hpp"
 #include "core/model/record.hpp"
+#include "core/audit/record.hpp"
 
 #include <memory>
 #include <string>
@@ -25,6 +26,7 @@ extern char *resolution_text;
 extern char *audit_conninfo;   // pg_clarify.audit_conninfo: "" unless this server forwards
 extern int assume_below;       // an AssumeBelow
 extern bool require_question;  // pg_clarify.require_question
+extern int enforcement;        // pg_clarify.enforcement: an Enforcement
 
 void define_settings();
 

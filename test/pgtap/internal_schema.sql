@@ -14,7 +14,7 @@ INSERT INTO surface VALUES
     ('resolve'), ('check'), ('last_decision'), ('gated'), ('confirm'), ('revoke'),
     ('govern_role'), ('release_role'), ('code_privileges'), ('purge_audit'), ('audit_queue'),
     ('audit_ingest'), ('audit_wait'), ('approval_wait'), ('eligible'), ('normalize_term'),
-    ('mentions'), ('mentioned_terms'),
+    ('mentions'), ('mentioned_terms'), ('replay_decision'),
     -- named by the contract for 1.2 (§17, §20), whenever they land
     ('replay'), ('lint'), ('evaluate'), ('evaluate_cases'), ('audit_metrics');
 

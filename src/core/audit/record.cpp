@@ -11,6 +11,31 @@ std::string decision_reason(const Decision &d) {
     return "every governed column read was resolved";
 }
 
+const char *to_string(Enforcement mode) {
+    switch (mode) {
+        case Enforcement::Warn:
+            return "warn";
+        case Enforcement::Audit:
+            return "audit";
+        case Enforcement::Enforce:
+            break;
+    }
+    return "enforce";
+}
+
+void apply_enforcement(AuditRecord &a, Enforcement mode) {
+    a.enforcement = mode;
+    a.would_reject = false;
+    if (mode == Enforcement::Enforce) return;
+    a.would_reject = !a.allowed;
+    a.allowed = true;
+    std::string key = std::string("\"enforcement\":\"") + to_string(mode) + "\"";
+    if (a.payload.size() < 2 || a.payload.back() != '}')
+        a.payload = "{" + key + "}";
+    else
+        a.payload.insert(a.payload.size() - 1, (a.payload.size() > 2 ? "," : "") + key);
+}
+
 AuditRecord audit_record_of(const Catalog &catalog, const Decision &decision,
                             const ResolutionRecord &record) {
     AuditRecord a;

@@ -12,6 +12,11 @@
 
 namespace clarify {
 
+// pg_clarify.enforcement (docs/reference.md, "Settings"): under warn and audit a would-be
+// rejection (QC001-QC004, QC006) runs; QC005 is never relaxed.
+enum class Enforcement : std::uint8_t { Enforce = 0, Warn = 1, Audit = 2 };
+const char *to_string(Enforcement mode);
+
 struct AuditRecord {
     std::uint64_t decision_id = 0;
     std::int64_t decided_at = 0;  // PostgreSQL timestamptz microseconds
@@ -23,6 +28,11 @@ struct AuditRecord {
     bool allowed = true;
     bool sync = true;  // a backend waits for this one to be committed
     State state = State::Resolved;
+    // The mode the decision was made under; a would-be rejection that ran under warn or audit is
+    // allowed with its state kept. The audit reads the mode from the payload's "enforcement"
+    // (catalog: pg_clarify--1.2.sql, "Enforcement modes"), so the queue's format is unchanged.
+    Enforcement enforcement = Enforcement::Enforce;
+    bool would_reject = false;
     std::string question_id;
     std::string statement;
     std::string reason;
@@ -76,6 +86,10 @@ class AuditFormatError : public std::runtime_error {
 // The audit record of a decision; decision_id, time, roles and statement are filled by the caller.
 AuditRecord audit_record_of(const Catalog &catalog, const Decision &decision,
                             const ResolutionRecord &record);
+
+// Applies the enforcement mode to a decision's audit record: under warn or audit a rejection
+// becomes allowed (would_reject set) and the payload, also an allowed one's, names the mode.
+void apply_enforcement(AuditRecord &record, Enforcement mode);
 
 // A top-level reason: the first failing slot's, or how the statement was resolved.
 std::string decision_reason(const Decision &decision);

@@ -303,6 +303,19 @@ AgentContext agent_context(const Catalog &catalog) {
     return ctx;
 }
 
+AgentContext agent_context_for(const Catalog &catalog, Oid session_role, Oid acting_role) {
+    AgentContext ctx;
+    ctx.now = unix_micros_now();
+    for (RoleId role : catalog.referenced_roles()) {
+        bool member = pg_guard([&] {
+            return (OidIsValid(session_role) && is_member_of_role_nosuper(session_role, role)) ||
+                   (OidIsValid(acting_role) && is_member_of_role_nosuper(acting_role, role));
+        });
+        if (member) ctx.member_of.insert(role);
+    }
+    return ctx;
+}
+
 void follow_role_rename(const char *old_name, const char *new_name) {
     cpp_entry([&] {
         if (!extension_present() || pg_guard([] { return creating_extension; })) return;

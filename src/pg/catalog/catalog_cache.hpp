@@ -30,6 +30,8 @@ std::shared_ptr<const Catalog> governance_catalog();
 
 // Who is asking and when, for the rules of the core.
 AgentContext agent_context(const Catalog &catalog);
+// The same for given roles, uncached (clarify.replay() re-decides as each audited decision's).
+AgentContext agent_context_for(const Catalog &catalog, Oid session_role, Oid acting_role);
 
 // What a decision depends on besides the statement: the catalog, the memberships, the time.
 uint64 catalog_generation();

@@ -169,6 +169,7 @@ struct DecisionCache {
     TimeFacts time;
     int assume_below = 0;
     bool require_question = false;
+    int enforcement = 0;
     Decision decision;
     AuditRecord audit;   // without the per-statement facts
     uint64 refresh = 0;  // counts the times it was filled
@@ -191,7 +192,8 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.outer == key.outer && cached.valid_from <= key.now &&
                key.now < cached.valid_until && cached.read == read &&
                cached.aggregates == aggregates && cached.time == time &&
-               cached.assume_below == assume_below && cached.require_question == require_question;
+               cached.assume_below == assume_below && cached.require_question == require_question &&
+               cached.enforcement == enforcement;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
@@ -199,6 +201,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
         decide(catalog, ctx, record, read, aggregates, time, decide_options(catalog_ptr));
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
     cached.audit = audit_record_of(catalog, cached.decision, record);
+    apply_enforcement(cached.audit, static_cast<Enforcement>(enforcement));
     cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
     if (!cached.audit.record.empty())
         cached.audit.record_hash = content_hash(audit_key(), "record", cached.audit.record);
@@ -215,6 +218,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.time = std::move(time);
     cached.assume_below = assume_below;
     cached.require_question = require_question;
+    cached.enforcement = enforcement;
     ++cached.refresh;
     return cached;
 }
@@ -355,6 +359,39 @@ void hide_logged_rejection(ErrorData *edata) {
     if (previous_emit_log_hook) previous_emit_log_hook(edata);
 }
 
+// Under pg_clarify.enforcement = warn: the rejection the statement would have had, as a WARNING
+// with its SQLSTATE, MESSAGE, DETAIL and HINT (the statement runs). The texts are rendered once
+// per cached decision (the DETAIL with an empty id, this decision's spliced in): a would-be
+// rejection run over and over costs about what an allowed one does (bench/gate_tps).
+struct WarningTexts {
+    uint64 refresh = 0;
+    std::string message, detail, hint;
+};
+
+void warn_rejection(const Catalog &catalog, const Decision &decision) {
+    static WarningTexts texts;
+    const AuditRecord &a = last.audit;
+    constexpr std::string_view kIdPrefix = "{\"decision_id\":\"\"";
+    if (texts.refresh != last.template_refresh || texts.message.empty()) {
+        texts.refresh = 0;  // not valid until every text is rendered (rendering may throw)
+        texts.message = message_text(catalog, decision);
+        texts.detail = decision_json(catalog, decision, "", a.question_id, false);
+        texts.hint = hint_text(catalog, decision);
+        texts.refresh = last.template_refresh;
+    }
+    std::string id = std::to_string(a.decision_id);
+    std::string detail = texts.detail.compare(0, kIdPrefix.size(), kIdPrefix) == 0
+                             ? std::string(texts.detail).insert(kIdPrefix.size() - 1, id)
+                             : decision_json(catalog, decision, id, a.question_id, false);
+    int code = sqlcode_of(a.state);
+    const std::string &message = texts.message, &hint = texts.hint;
+    pg_guard([&] {
+        ereport(WARNING, (errcode(code), errmsg_internal("%s", message.c_str()),
+                          errdetail_internal("%s", detail.c_str()),
+                          hint.empty() ? 0 : errhint("%s", hint.c_str())));
+    });
+}
+
 // Step 5, raise: fails closed in both modes (a decision runs only once it is committed (sync) or
 // queued (async); load never skips one), then throws the rejection's clarification error.
 void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResult result) {
@@ -383,12 +420,14 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResul
         throw ReportedError(
             sqlcode_of(State::AuditUnavailable),
             std::string("the decision could not be written to the audit: ") + last.audited,
-            audit_unavailable_json(id(), a.question_id, a.allowed, a.state, last.audited),
+            audit_unavailable_json(id(), a.question_id, a.allowed && !a.would_reject, a.state,
+                                   last.audited),
             std::string("The statement did not run. Retry it; if this persists, the DBA can "
                         "look at clarify.audit_queue() and the server log.") +
                 capacity_hint(result));
     }
     if (a.allowed) {
+        if (a.would_reject && a.enforcement == Enforcement::Warn) warn_rejection(catalog, decision);
         for (const std::string &text : assumption_texts(catalog, decision)) {
             const char *message = text.c_str();
             pg_guard([&] {

@@ -300,11 +300,17 @@ void install_check() {
     fmgr_hook = check_fmgr_hook;
 }
 
-std::string check_statement(const char *sql) {
-    std::shared_ptr<const Catalog> catalog = governance_catalog();
-    if (!catalog)
-        throw ReportedError(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                            "pg_clarify is not installed in this database");
+namespace {
+
+// What the gate would decide for sql, as the roles `ctx_of` gives, under the current record.
+struct CheckedDecision {
+    Decision decision;
+    bool governed = false;
+};
+
+template <typename ContextOf>
+CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, const char *sql,
+                                 ContextOf ctx_of) {
     PlannedCheck planned = {};
     pg_guard([&] { plan_restricted(&planned, sql); });
     GovernedReads read;
@@ -328,10 +334,45 @@ std::string check_statement(const char *sql) {
             if (!stmt_time.windows.empty()) time.windows = std::move(stmt_time.windows);
         }
     }
-    const ResolutionRecord &record = current_record();
-    Decision decision = decide(*catalog, agent_context(*catalog), record, read, aggregates, time,
-                               decide_options(catalog));
-    return check_json(*catalog, decision, record.question_id, session_is_gated(), !read.empty());
+    CheckedDecision out;
+    out.decision = decide(*catalog, ctx_of(*catalog), current_record(), read, aggregates, time,
+                          decide_options(catalog));
+    out.governed = !read.empty();
+    return out;
+}
+
+std::shared_ptr<const Catalog> catalog_for_check() {
+    std::shared_ptr<const Catalog> catalog = governance_catalog();
+    if (!catalog)
+        throw ReportedError(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                            "pg_clarify is not installed in this database");
+    return catalog;
+}
+
+}  // namespace
+
+std::string check_statement(const char *sql) {
+    std::shared_ptr<const Catalog> catalog = catalog_for_check();
+    CheckedDecision checked =
+        decide_for_check(catalog, sql, [](const Catalog &c) { return agent_context(c); });
+    std::string out = check_json(*catalog, checked.decision, current_record().question_id,
+                                 session_is_gated(), checked.governed);
+    // What enforce would do, whatever the mode; the mode beside it (docs/reference.md, check()).
+    out.insert(out.size() - 1, std::string(",\"enforcement\":\"") +
+                                   to_string(static_cast<Enforcement>(enforcement)) + "\"");
+    return out;
+}
+
+ReplayedDecision replay_statement(const char *sql, Oid session_role, Oid acting_role) {
+    std::shared_ptr<const Catalog> catalog = catalog_for_check();
+    CheckedDecision checked = decide_for_check(catalog, sql, [&](const Catalog &c) {
+        return agent_context_for(c, session_role, acting_role);
+    });
+    ReplayedDecision out;
+    out.state = to_string(checked.decision.state);
+    out.detail = check_json(*catalog, checked.decision, current_record().question_id, true,
+                            checked.governed);
+    return out;
 }
 
 }  // namespace clarify::pg

@@ -1,0 +1,79 @@
+-- clarify.lint() (docs/dba-guide.md, "Rolling out"): what in the catalog will surprise users,
+-- each with a fix to paste. In a database of its own: none for a clean catalog, then one row per
+-- planted problem. Owner only.
+SELECT current_database() AS regress_database \gset
+CREATE DATABASE regress_clarify_lint;
+\c regress_clarify_lint
+SET client_min_messages = warning;
+CREATE EXTENSION pg_clarify;
+RESET client_min_messages;
+CREATE TABLE public.orders (id int PRIMARY KEY, booked numeric, invoiced numeric, mrr numeric, balance numeric, as_of date);
+CREATE TABLE public.doomed (id int, amount numeric);
+CREATE ROLE regress_lint_agent;
+CREATE ROLE regress_lint_app;
+SELECT clarify.govern_role('regress_lint_agent');
+INSERT INTO clarify.concepts (id, kind, label, description, status) VALUES
+  ('metric.booked', 'metric', 'Booked revenue', 'Accepted orders', 'approved'),
+  ('metric.invoiced', 'metric', 'Invoiced revenue', 'Billed', 'approved'),
+  ('metric.mrr', 'metric', 'Monthly recurring revenue', 'Subscriptions', 'approved');
+INSERT INTO clarify.concepts (id, kind, label, description, status, additivity) VALUES
+  ('metric.balance', 'metric', 'Account balance', 'End of day balance', 'approved', 'semi_additive');
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES
+  ('metric.booked', 'public.orders', 'booked'), ('metric.invoiced', 'public.orders', 'invoiced'),
+  ('metric.mrr', 'public.orders', 'mrr');
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name, snapshot_column) VALUES
+  ('metric.balance', 'public.orders', 'balance', 'as_of');
+INSERT INTO clarify.terms (term, concept_id) VALUES
+  ('revenue', 'metric.booked'), ('revenue', 'metric.invoiced'), ('mrr', 'metric.mrr'),
+  ('balance', 'metric.balance');
+INSERT INTO clarify.defaults (term, concept_id, applies_to, approved_by) VALUES
+  ('revenue', 'metric.booked', 'regress_lint_agent', 'dba');
+-- A clean catalog: nothing.
+SELECT count(*) AS problems_in_a_clean_catalog FROM clarify.lint();
+
+-- Planted: a one-meaning term beside a several-meanings term for the same concept.
+INSERT INTO clarify.terms (term, concept_id) VALUES ('revenue', 'metric.mrr');
+-- A mapping whose table no longer exists, one whose column no longer exists.
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('metric.booked', 'public.doomed', 'amount');
+ALTER TABLE public.orders ADD COLUMN legacy numeric;
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES ('metric.invoiced', 'public.orders', 'legacy');
+SET client_min_messages = error;
+DROP TABLE public.doomed;
+ALTER TABLE public.orders DROP COLUMN legacy;
+RESET client_min_messages;
+-- An inverted window and an empty one.
+INSERT INTO clarify.concepts (id, kind, label, status, window_start, window_end) VALUES
+  ('window.inverted', 'time_window', 'Inverted quarter', 'approved', 'date_trunc(''quarter'', now())', 'date_trunc(''quarter'', now()) - interval ''3 months'''),
+  ('window.empty', 'time_window', 'Empty quarter', 'approved', 'date_trunc(''quarter'', now())', 'date_trunc(''quarter'', now())');
+-- A default and an approval for a role that is not governed.
+INSERT INTO clarify.defaults (term, concept_id, applies_to, approved_by) VALUES
+  ('revenue', 'metric.invoiced', 'regress_lint_app', 'dba');
+INSERT INTO clarify.approvals (question_id, term, concept_id, granted_to, confirmed_by, expires_at)
+  VALUES ('q_lint', 'revenue', 'metric.booked', 'regress_lint_app', 'user@example.com', now() + interval '1 hour');
+-- A draft concept and a deprecated one mapped to columns.
+INSERT INTO clarify.concepts (id, kind, label, status) VALUES
+  ('metric.draft', 'metric', 'Draft revenue', 'draft'), ('metric.old', 'metric', 'Old revenue', 'deprecated');
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES
+  ('metric.draft', 'public.orders', 'booked'), ('metric.old', 'public.orders', 'invoiced');
+-- A semi-additive measure without a snapshot column.
+UPDATE clarify.concept_columns SET snapshot_column = NULL WHERE concept_id = 'metric.balance';
+
+SELECT severity, object, regexp_replace(problem, ': it starts .*', '') AS problem, fix
+FROM clarify.lint();
+
+-- Each fix, pasted, clears its row (the role's: governing it).
+SELECT string_agg(fix, E'\n') AS fixes FROM clarify.lint() WHERE fix NOT LIKE 'SELECT clarify.govern_role%' \gset
+SET client_min_messages = error;
+SELECT clarify.govern_role('regress_lint_app');
+:fixes
+RESET client_min_messages;
+SELECT severity, object FROM clarify.lint();
+
+-- Owner only.
+SET ROLE regress_lint_agent;
+SELECT * FROM clarify.lint();
+RESET ROLE;
+\c :regress_database
+DROP DATABASE regress_clarify_lint WITH (FORCE);
+DROP ROLE regress_lint_agent;
+DROP ROLE regress_lint_app;
