@@ -4,7 +4,7 @@
 # audit it runs silently. QC005 is never relaxed: when the decision cannot be made durable the
 # statement is refused in every mode. An agent cannot pick the mode with PGOPTIONS.
 set -uo pipefail
-source "$(dirname "$0")/tap.sh"
+source "$(dirname "$0")/lib/tap.sh"
 plan 9
 
 start_test_cluster enforcement_qc005 55529 "shared_preload_libraries = 'pg_clarify'" "fsync = off"
