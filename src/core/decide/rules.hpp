@@ -5,6 +5,7 @@
 #pragma once
 #include "core/core_guard.hpp"
 #include "core/decide/decision.hpp"
+#include "core/decide/versions.hpp"
 #include "core/decide/words.hpp"
 
 #include <algorithm>
@@ -100,7 +101,8 @@ class Rules {
         const Default *d = applicable_default(term, &conflict);
         if (conflict) return v;
         if (d) {
-            if (eligible(d->concept_id) && contains(concept_ids, d->concept_id))
+            if (eligible(d->concept_id) && !stale(catalog_, *d) &&
+                contains(concept_ids, d->concept_id))
                 return TermVerdict{TermOutcome::Resolves, d->concept_id, true};
             return v;
         }
@@ -129,6 +131,12 @@ class Rules {
     bool eligible(const std::string &concept_id) const {
         const Concept *c = catalog_.concept(concept_id);
         return c && c->eligible(ctx_.now);
+    }
+
+    // A default approved for an older definition of its concept (core/decide/versions.hpp).
+    bool stale_default(const Default &d) const { return stale(catalog_, d); }
+    int version_of(const std::string &concept_id) const {
+        return current_version(catalog_, concept_id);
     }
 
     std::string label(const std::string &concept_id) const {
@@ -163,11 +171,13 @@ class Rules {
 
     // An approval recorded with the question's text holds only under a record asking exactly
     // that (trimmed) text: a question_id kept for another question does not borrow it.
-    // *other_text tells that one would have held under its own question text.
+    // *other_text tells that one would have held under its own question text; *stale_version
+    // the version of one that would have held for its concept's older definition.
     const Approval *valid_approval(const std::string &question_id, const std::string &term,
-                                   const std::string &concept_id,
-                                   bool *other_text = nullptr) const {
+                                   const std::string &concept_id, bool *other_text = nullptr,
+                                   int *stale_version = nullptr) const {
         if (other_text) *other_text = false;
+        if (stale_version) *stale_version = 0;
         if (question_id.empty()) return nullptr;
         const std::string_view asked = trim_space(record_.question);
         for (const Approval &a : catalog_.approvals_for(question_id)) {
@@ -176,6 +186,10 @@ class Rules {
             if (!ctx_.applies(a.granted_to)) continue;
             if (!a.question.empty() && a.question != asked) {
                 if (other_text) *other_text = true;
+                continue;
+            }
+            if (!for_current_definition(catalog_, a.concept_id, a.concept_version)) {
+                if (stale_version) *stale_version = a.concept_version;
                 continue;
             }
             return &a;
@@ -188,6 +202,7 @@ class Rules {
         std::string reason;
         std::int64_t approval_id = 0;
         std::string confirmed_by;
+        int approved_version = 0;  // the claim holds for an older definition only
     };
 
     Verification verify(const Binding &b) const {
@@ -199,14 +214,15 @@ class Rules {
                     return v;
                 }
                 bool other_text = false;
-                if (const Approval *a =
-                        valid_approval(record_.question_id, b.term, b.concept_id, &other_text)) {
+                if (const Approval *a = valid_approval(record_.question_id, b.term, b.concept_id,
+                                                       &other_text, &v.approved_version)) {
                     v.verified = true;
                     v.approval_id = a->id;
                     v.confirmed_by = a->confirmed_by;
                     return v;
                 }
-                v.reason = other_text
+                v.reason = v.approved_version ? changed_since_confirmed(label(b.concept_id))
+                           : other_text
                                ? "the confirmation of " + label(b.concept_id) + " for question " +
                                      quoted(record_.question_id) +
                                      " was given for another question text"
@@ -223,6 +239,11 @@ class Rules {
                     terms.push_back(b.term);
                 for (const std::string &t : terms) {
                     const Default *d = applicable_default(t, &conflict);
+                    if (d && d->concept_id == b.concept_id && stale(catalog_, *d)) {
+                        v.approved_version = d->concept_version;
+                        v.reason = stale_default_words(t, label(b.concept_id));
+                        return v;
+                    }
                     if (d && d->concept_id == b.concept_id) {
                         v.verified = true;
                         return v;
@@ -372,7 +393,10 @@ class Rules {
 
         for (const Binding &b : record_.bindings) {
             if (b.concept_id != concept_id) continue;
-            if (eligible(concept_id) && verify(b).verified) continue;  // a default claimed
+            const Verification verified = verify(b);
+            if (eligible(concept_id) && verified.verified) continue;  // a default claimed
+            // A stale default claimed: the term is refused as the defaults' rule says, below.
+            if (verified.approved_version && b.source == BindingSource::ApprovedDefault) continue;
             const std::string term = b.term.empty() ? first_term : b.term;
             if (!eligible(concept_id)) {
                 Slot s = make_slot(c, concept_id, term, State::Unsupported);
@@ -386,8 +410,13 @@ class Rules {
             }
             Slot s = make_slot(c, concept_id, term, State::Unverified);
             s.expected = concept_id;
-            s.reason = verify(b).reason;
+            s.reason = verified.reason;
             s.question = "Please confirm what you mean by " + spoken_term(term, concept_id) + ":";
+            if (verified.approved_version) {
+                s.approved_version = verified.approved_version;
+                s.current_version = version_of(concept_id);
+                s.question = label(concept_id) + " changed since you confirmed it. " + s.question;
+            }
             return s;
         }
         if (!eligible(concept_id)) {
@@ -431,7 +460,15 @@ class Rules {
                 continue;
             bool conflict = false;
             const Default *d = applicable_default(t, &conflict);
-            if (d && !eligible(d->concept_id)) {
+            if (d && eligible(d->concept_id) && stale(catalog_, *d)) {
+                Slot s = make_slot(c, concept_id, t, State::Unsupported);
+                s.reason = stale_default_words(t, label(d->concept_id));
+                s.question = "The usual meaning of " + quoted(t) + ", " + label(d->concept_id) +
+                             ", changed since it was approved. Which do you mean:";
+                s.approved_version = d->concept_version;
+                s.current_version = version_of(d->concept_id);
+                consider(std::move(s));
+            } else if (d && !eligible(d->concept_id)) {
                 Slot s = make_slot(c, concept_id, t, State::Unsupported);
                 s.reason = "the approved default for " + quoted(t) + ", " + label(d->concept_id) +
                            ", " + ineligibility(catalog_.concept(d->concept_id), ctx_.now);
