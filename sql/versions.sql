@@ -112,21 +112,23 @@ SELECT r->>'decision' AS decision, r->>'reason' AS reason,
        (r->>'approved_version')::int = :net_confirmed AS resolve_approved_version
   FROM clarify.resolve('turnover') r;
 RESET ROLE;
-SELECT severity, problem, fix FROM clarify.stale_approvals WHERE concept_id LIKE '%.ver_%';
+SELECT severity, problem, regexp_replace(fix, '(id = |revoke\()\d+', '\1<id>') AS fix
+  FROM clarify.stale_approvals WHERE concept_id LIKE 'metric.ver%' ORDER BY kind, id;
 SELECT object = 'clarify.approvals id ' || :first_approval AS stale_object
-  FROM clarify.stale_approvals WHERE concept_id LIKE '%.ver_%';
+  FROM clarify.stale_approvals WHERE concept_id LIKE 'metric.ver%';
 -- The user confirms the new definition: it verifies again.
 SET ROLE regress_app;
 SELECT clarify.confirm('q_ver_1', 'turnover', 'metric.ver_net', 'regress_agent', 'user:dana', '1 day', 'Show turnover') AS second_approval \gset
 SET ROLE regress_agent;
 SELECT public.gate_state('SELECT sum(net) FROM ver.sales') AS confirmed_again;
 RESET ROLE;
-SELECT count(*) AS stale_after_confirming FROM clarify.stale_approvals WHERE concept_id LIKE '%.ver_%' AND id <> :first_approval;
+SELECT count(*) AS stale_after_confirming FROM clarify.stale_approvals WHERE concept_id LIKE 'metric.ver%' AND id <> :first_approval;
 -- A confirmation's version is what the user saw: it is never changed, and never one that does not exist.
-UPDATE clarify.approvals SET concept_version = concept_version + 1 WHERE id = :first_approval;
+SELECT g->>'sqlstate' AS sqlstate, g->>'hint' AS hint
+  FROM public.gate('UPDATE clarify.approvals SET concept_version = concept_version + 1 WHERE id = ' || :first_approval) g;
 INSERT INTO clarify.approvals (question_id, term, concept_id, granted_to, confirmed_by, expires_at, concept_version)
   VALUES ('q_ver_2', 'turnover', 'metric.ver_net', 'regress_agent', 'user:dana', now() + interval '1 hour', 1000);
-SELECT clarify.revoke(:first_approval) IS NULL AS revoked;
+SELECT 1 AS revoked FROM clarify.revoke(:first_approval);
 
 -- A default takes the concept's current version unless given; a version that does not exist is refused.
 INSERT INTO clarify.defaults (term, concept_id, approved_by, concept_version)
@@ -162,21 +164,29 @@ INSERT INTO clarify.approvals (question_id, term, concept_id, granted_to, confir
   VALUES ('q_ver_4', 'turnover', 'metric.ver_gross', 'regress_agent', 'me', now() + interval '1 hour');
 SELECT count(*) FROM clarify.stale_approvals;
 RESET ROLE;
-SELECT severity, problem, fix FROM clarify.stale_approvals WHERE concept_id LIKE '%.ver_%';
+SELECT severity, problem, regexp_replace(fix, '(id = |revoke\()\d+', '\1<id>') AS fix
+  FROM clarify.stale_approvals WHERE concept_id LIKE 'metric.ver%' ORDER BY kind, id;
 -- Re-approval: only for the current version.
-UPDATE clarify.defaults SET concept_version = :gross_approved, approved_by = 'Sales director' WHERE term = 'turnover';
-UPDATE clarify.defaults SET concept_version = :gross_approved + 2, approved_by = 'Sales director' WHERE term = 'turnover';
+SELECT g->>'sqlstate' AS sqlstate, g->>'message' AS message, regexp_replace(g->>'hint', 'id = \d+', 'id = <id>') AS hint
+  FROM public.gate($$UPDATE clarify.defaults SET concept_version = $$ || :gross_approved || $$, approved_by = 'Sales director' WHERE term = 'turnover'$$) g;
+SELECT g->>'sqlstate' AS sqlstate, g->>'message' AS message
+  FROM public.gate($$UPDATE clarify.defaults SET concept_version = $$ || :gross_approved + 2 || $$, approved_by = 'Sales director' WHERE term = 'turnover'$$) g;
+-- A term renamed keeps the default's approval as it is (stale here).
+UPDATE clarify.terms SET term = 'revenue turnover' WHERE term = 'turnover';
+SELECT concept_version = :gross_approved AS renamed_term_kept FROM clarify.defaults WHERE term = 'revenue turnover';
+UPDATE clarify.terms SET term = 'turnover' WHERE term = 'revenue turnover';
 UPDATE clarify.defaults SET concept_version = :gross_approved + 1, approved_by = 'Head of sales' WHERE term = 'turnover';
 SELECT approved_by, approved_at > :'approved_at_first' AS approved_again FROM clarify.defaults WHERE term = 'turnover';
-SELECT count(*) AS stale_after_approving FROM clarify.stale_approvals WHERE concept_id LIKE '%.ver_%';
+SELECT count(*) AS stale_after_approving FROM clarify.stale_approvals WHERE concept_id LIKE 'metric.ver%';
 SET ROLE regress_agent;
 SELECT public.gate_state('SELECT sum(gross) FROM ver.sales') AS approved_again;
-SELECT clarify.audit_wait() AS caught_up;
 RESET ROLE;
+SELECT clarify.audit_wait() AS caught_up;
 SELECT (bindings->0->>'version')::int = :gross_approved + 1 AS audited_version, bindings->0->>'source' AS source
-  FROM clarify.audit WHERE statement = 'SELECT sum(gross) FROM ver.sales' ORDER BY decided_at DESC LIMIT 1;
-SELECT (payload->'slots'->0->>'approved_version')::int = :gross_approved AS audited_stale_version
-  FROM clarify.audit WHERE statement = 'SELECT sum(gross) FROM ver.sales' AND decision = 'rejected'
+  FROM clarify.audit WHERE question_id = 'q_ver_3' AND decision = 'allowed' ORDER BY decided_at DESC LIMIT 1;
+SELECT (payload->'slots'->0->>'approved_version')::int = :gross_approved AS audited_stale_version,
+       payload->>'state' AS audited_state
+  FROM clarify.audit WHERE question_id = 'q_ver_3' AND decision = 'rejected'
  ORDER BY decided_at DESC LIMIT 1;
 -- A version raised by hand asks for every approval again.
 UPDATE clarify.concepts SET version = version + 1 WHERE id = 'metric.ver_gross';
