@@ -2143,6 +2143,14 @@ AS $$
 DECLARE
     followed CONSTANT text[] := '{concept_id,relation,attnum,schema_name,table_name,column_name}';
 BEGIN
+    -- Before the names are filled in: a restore gives them (clarify.concept_columns_check), and
+    -- restores the version the concept had.
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.schema_name IS NULL AND NEW.table_name IS NULL THEN
+            UPDATE clarify.concepts c SET version = c.version + 1 WHERE c.id = NEW.concept_id;
+        END IF;
+        RETURN NEW;
+    END IF;
     IF TG_OP = 'UPDATE'
        AND (NEW.concept_id = OLD.concept_id
             OR NOT EXISTS (SELECT 1 FROM clarify.concepts c WHERE c.id = OLD.concept_id))
@@ -2152,10 +2160,10 @@ BEGIN
        AND pg_catalog.to_jsonb(NEW) - followed = pg_catalog.to_jsonb(OLD) - followed THEN
         RETURN NULL;
     END IF;
-    IF TG_OP <> 'DELETE' THEN
+    IF TG_OP = 'UPDATE' THEN
         UPDATE clarify.concepts c SET version = c.version + 1 WHERE c.id = NEW.concept_id;
     END IF;
-    IF TG_OP <> 'INSERT' AND (TG_OP = 'DELETE' OR OLD.concept_id <> NEW.concept_id) THEN
+    IF TG_OP = 'DELETE' OR OLD.concept_id <> NEW.concept_id THEN
         UPDATE clarify.concepts c SET version = c.version + 1 WHERE c.id = OLD.concept_id;
     END IF;
     RETURN NULL;
@@ -2165,8 +2173,12 @@ $$;
 COMMENT ON FUNCTION clarify.internal_concept_columns_version() IS
     'Internal: gives a concept a new version when one of its column mappings is added, removed or changed (not when the catalog follows a rename).';
 
+-- BEFORE triggers fire in name order: concept_columns_a_version before concept_columns_check.
+CREATE TRIGGER concept_columns_a_version
+    BEFORE INSERT ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify.internal_concept_columns_version();
 CREATE TRIGGER concept_columns_version
-    AFTER INSERT OR UPDATE OR DELETE ON clarify.concept_columns
+    AFTER UPDATE OR DELETE ON clarify.concept_columns
     FOR EACH ROW EXECUTE FUNCTION clarify.internal_concept_columns_version();
 
 -- What existed before versions were recorded was approved for the definition it has now: the
