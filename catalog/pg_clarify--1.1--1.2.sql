@@ -963,3 +963,254 @@ CREATE FUNCTION clarify.lint()
 COMMENT ON FUNCTION clarify.lint() IS
     'What in the catalog will surprise users (ambiguity hidden by a synonym, dead mappings, inverted windows, defaults and approvals for no agent, unapproved concepts in use, semi-additive measures without a snapshot), each with a fix to paste.';
 REVOKE ALL ON FUNCTION clarify.lint() FROM PUBLIC;
+--------------------------------------------------------------------------------------------------
+-- Definitions change; approvals notice
+--------------------------------------------------------------------------------------------------
+
+-- A confirmation or a default is about one definition of a concept: when the definition changes
+-- (docs/dba-guide.md, "When a definition changes"), the concept gets a new version and what was
+-- approved for an older one no longer holds. Status, availability, validity and aliases are not
+-- meaning (eligibility covers them); nor are owner and kind. The version never goes down: a DBA
+-- may raise it by hand to have every confirmation and default given again.
+CREATE OR REPLACE FUNCTION clarify_internal.concepts_bump_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.version < OLD.version THEN
+        RAISE EXCEPTION 'the version of concept "%" cannot be lowered (from % to %)',
+                        NEW.id, OLD.version, NEW.version
+            USING ERRCODE = 'check_violation',
+                  HINT = 'A version only rises: raising it by hand makes every confirmation and default of the concept be given again.';
+    END IF;
+    -- A version raised by hand is obeyed. Window bounds: clarify.concepts_window_version.
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.label, NEW.description, NEW.additivity, NEW.allowed_aggregates)
+           IS DISTINCT FROM
+           (OLD.label, OLD.description, OLD.additivity, OLD.allowed_aggregates)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.concepts_bump_version() IS
+    'Gives a concept a new version whenever its label, description, additivity or allowed aggregates change; refuses a lower version.';
+COMMENT ON COLUMN clarify.concepts.version IS
+    'The version of the concept''s definition: raised by the catalog whenever its meaning changes (label, description, mapped columns, additivity, snapshot or time column, window bounds), never lowered; a DBA may raise it by hand. Confirmations and defaults given for another version no longer apply.';
+
+-- A concept's columns are its meaning too: a mapping added, removed or changed raises the
+-- version. The catalog's own following of DDL (a rename, a drop, the column added again by name)
+-- and a concept's id renamed are the same mapping.
+CREATE FUNCTION clarify_internal.concept_columns_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    followed CONSTANT text[] := '{concept_id,relation,attnum,schema_name,table_name,column_name}';
+BEGIN
+    -- Before the names are filled in: a restore gives them (clarify.concept_columns_check), and
+    -- restores the version the concept had.
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.schema_name IS NULL AND NEW.table_name IS NULL THEN
+            UPDATE clarify.concepts c SET version = c.version + 1 WHERE c.id = NEW.concept_id;
+        END IF;
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'UPDATE'
+       AND (NEW.concept_id = OLD.concept_id
+            OR NOT EXISTS (SELECT 1 FROM clarify.concepts c WHERE c.id = OLD.concept_id))
+       AND ((NEW.relation = OLD.relation AND NEW.attnum = OLD.attnum)
+            OR (NEW.schema_name, NEW.table_name, NEW.column_name)
+               IS NOT DISTINCT FROM (OLD.schema_name, OLD.table_name, OLD.column_name))
+       AND pg_catalog.to_jsonb(NEW) - followed = pg_catalog.to_jsonb(OLD) - followed THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP = 'UPDATE' THEN
+        UPDATE clarify.concepts c SET version = c.version + 1 WHERE c.id = NEW.concept_id;
+    END IF;
+    IF TG_OP = 'DELETE' OR OLD.concept_id <> NEW.concept_id THEN
+        UPDATE clarify.concepts c SET version = c.version + 1 WHERE c.id = OLD.concept_id;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.concept_columns_version() IS
+    'Internal: gives a concept a new version when one of its column mappings is added, removed or changed (not when the catalog follows a rename).';
+
+-- BEFORE triggers fire in name order: concept_columns_a_version before concept_columns_check.
+CREATE TRIGGER concept_columns_a_version
+    BEFORE INSERT ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.concept_columns_version();
+CREATE TRIGGER concept_columns_version
+    AFTER UPDATE OR DELETE ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.concept_columns_version();
+
+-- What existed before versions were recorded was approved for the definition it has now: the
+-- update changes no decision.
+ALTER TABLE clarify.defaults ADD COLUMN concept_version integer;
+ALTER TABLE clarify.approvals ADD COLUMN concept_version integer;
+UPDATE clarify.defaults d SET concept_version = c.version
+  FROM clarify.concepts c WHERE c.id = d.concept_id;
+UPDATE clarify.approvals a SET concept_version = c.version
+  FROM clarify.concepts c WHERE c.id = a.concept_id;
+ALTER TABLE clarify.defaults ALTER COLUMN concept_version SET NOT NULL,
+    ADD CONSTRAINT defaults_concept_version_check CHECK (concept_version >= 1);
+ALTER TABLE clarify.approvals ALTER COLUMN concept_version SET NOT NULL,
+    ADD CONSTRAINT approvals_concept_version_check CHECK (concept_version >= 1);
+
+COMMENT ON COLUMN clarify.defaults.concept_version IS
+    'The version of the concept this default was approved for (the current one unless given). Once the concept''s definition changes the default no longer applies until approved again: UPDATE clarify.defaults SET concept_version = <the current version>, approved_by = ...';
+COMMENT ON COLUMN clarify.approvals.concept_version IS
+    'The version of the concept the user confirmed (set by clarify.confirm); once the definition changes the confirmation no longer verifies.';
+
+-- A default is approved for the concept's current version: given on INSERT (a restore keeps an
+-- older one, which then does not apply) or taken from the concept; re-approved only for the
+-- current one. Fires after defaults_check (name order), which has checked the concept.
+CREATE FUNCTION clarify_internal.defaults_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    current_version integer;
+BEGIN
+    SELECT c.version INTO current_version FROM clarify.concepts c WHERE c.id = NEW.concept_id;
+    IF NOT FOUND THEN
+        -- The foreign key refuses the row, and says why.
+        NEW.concept_version := coalesce(NEW.concept_version, 1);
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.concept_version IS NOT DISTINCT FROM OLD.concept_version THEN
+        -- Another concept is approved for what it means now; a rename (a concept's id or a
+        -- term, cascading here) keeps the approval. Setting an older version again is approving
+        -- an old definition: refused below.
+        IF NEW.concept_id <> OLD.concept_id
+           AND EXISTS (SELECT 1 FROM clarify.concepts c WHERE c.id = OLD.concept_id) THEN
+            NEW.concept_version := current_version;
+            RETURN NEW;
+        END IF;
+        IF NEW.concept_id <> OLD.concept_id OR NEW.term <> OLD.term
+           OR NEW.concept_version = current_version THEN
+            RETURN NEW;
+        END IF;
+    END IF;
+    IF TG_OP = 'INSERT' AND NEW.concept_version IS NULL THEN
+        NEW.concept_version := current_version;
+    ELSIF TG_OP = 'INSERT' AND NEW.concept_version BETWEEN 1 AND current_version THEN
+        NULL;
+    ELSIF NEW.concept_version IS DISTINCT FROM current_version THEN
+        RAISE EXCEPTION 'the default for "%" can only be approved for the current version of concept "%" (%), not %',
+                        NEW.term, NEW.concept_id, current_version,
+                        coalesce(NEW.concept_version::text, 'NULL')
+            USING ERRCODE = 'check_violation',
+                  HINT = CASE TG_OP WHEN 'INSERT'
+                         THEN 'Leave concept_version out: the default is then approved for the current definition.'
+                         ELSE pg_catalog.format('Approve it for the current definition: UPDATE clarify.defaults SET concept_version = %s, approved_by = ''<who approves it>'' WHERE id = %s;',
+                                                current_version, NEW.id) END;
+    ELSIF TG_OP = 'UPDATE' AND NEW.approved_at IS NOT DISTINCT FROM OLD.approved_at THEN
+        NEW.approved_at := pg_catalog.now();  -- approved again, now
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.defaults_version() IS
+    'Internal: records the concept version a default is approved for, and refuses any other than the current one on re-approval.';
+
+CREATE TRIGGER defaults_concept_version
+    BEFORE INSERT OR UPDATE OF concept_id, concept_version ON clarify.defaults
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.defaults_version();
+
+-- A confirmation records the definition the user chose; only the user can confirm another one
+-- (clarify.confirm), so its version is never changed afterwards.
+CREATE FUNCTION clarify_internal.approvals_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    current_version integer;
+BEGIN
+    IF TG_OP = 'UPDATE' THEN
+        IF NEW.concept_version IS DISTINCT FROM OLD.concept_version THEN
+            RAISE EXCEPTION 'the concept version of confirmation % cannot be changed: it records the definition the user confirmed',
+                            OLD.id
+                USING ERRCODE = 'check_violation',
+                      HINT = 'Ask the user to confirm again (clarify.confirm).';
+        END IF;
+        RETURN NEW;
+    END IF;
+    SELECT c.version INTO current_version FROM clarify.concepts c WHERE c.id = NEW.concept_id;
+    IF NOT FOUND THEN
+        -- The foreign key refuses the row, and says why.
+        NEW.concept_version := coalesce(NEW.concept_version, 1);
+        RETURN NEW;
+    END IF;
+    IF NEW.concept_version IS NULL THEN
+        NEW.concept_version := current_version;
+    ELSIF NOT NEW.concept_version BETWEEN 1 AND current_version THEN
+        RAISE EXCEPTION 'concept "%" has no version % (its current version is %)',
+                        NEW.concept_id, NEW.concept_version, current_version
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.approvals_version() IS
+    'Internal: records the concept version a user confirmed (the current one), and keeps it from being changed.';
+
+CREATE TRIGGER approvals_concept_version
+    BEFORE INSERT OR UPDATE OF concept_version ON clarify.approvals
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.approvals_version();
+
+REVOKE ALL ON FUNCTION clarify_internal.concept_columns_version(),
+    clarify_internal.defaults_version(), clarify_internal.approvals_version() FROM PUBLIC;
+
+-- What no longer applies because its definition changed, with the statement that fixes it
+-- (for clarify.lint()). Expired and revoked rows apply to nothing and are left out.
+CREATE VIEW clarify.stale_approvals AS
+SELECT 'error'::text AS severity,
+       pg_catalog.format('clarify.defaults id %s', d.id) AS object,
+       pg_catalog.format('the default for "%s" (%s), %s, was approved for version %s of its definition, which is now version %s: "%s" is refused until it is approved again',
+                         d.term, coalesce('role ' || d.applies_to, 'everyone'), c.label,
+                         d.concept_version, c.version, d.term) AS problem,
+       pg_catalog.format('UPDATE clarify.defaults SET concept_version = %s, approved_by = %L WHERE id = %s;',
+                         c.version, '<who approves it>', d.id) AS fix,
+       'default'::text AS kind, d.id, d.term, d.concept_id, d.applies_to AS role,
+       d.concept_version AS approved_version, c.version AS current_version
+  FROM clarify.defaults d
+  JOIN clarify.concepts c ON c.id = d.concept_id
+ WHERE d.concept_version <> c.version
+   AND (d.valid_until IS NULL OR d.valid_until > pg_catalog.now())
+UNION ALL
+SELECT 'warning',
+       pg_catalog.format('clarify.approvals id %s', a.id),
+       pg_catalog.format('the confirmation of %s for question "%s" (role %s) was given for version %s of its definition, which is now version %s: it no longer verifies, the user must confirm again',
+                         c.label, a.question_id, a.granted_to, a.concept_version, c.version),
+       pg_catalog.format('SELECT clarify.revoke(%s);', a.id),
+       'approval', a.id, a.term, a.concept_id, a.granted_to, a.concept_version, c.version
+  FROM clarify.approvals a
+  JOIN clarify.concepts c ON c.id = a.concept_id
+ WHERE a.concept_version <> c.version
+   AND a.revoked_at IS NULL AND a.expires_at > pg_catalog.now();
+
+COMMENT ON VIEW clarify.stale_approvals IS
+    'Defaults and confirmations given for an older version of their concept''s definition: they no longer apply. Owner only.';
+COMMENT ON COLUMN clarify.stale_approvals.severity IS
+    'error: a stale default makes its term refused; warning: a stale confirmation no longer verifies.';
+COMMENT ON COLUMN clarify.stale_approvals.object IS 'The row, as clarify.defaults id N or clarify.approvals id N.';
+COMMENT ON COLUMN clarify.stale_approvals.problem IS 'What no longer applies and why, in one sentence.';
+COMMENT ON COLUMN clarify.stale_approvals.fix IS
+    'A statement a DBA can paste: approve the default for the current version (name who approves), or revoke the confirmation.';
+COMMENT ON COLUMN clarify.stale_approvals.kind IS 'default or approval.';
+COMMENT ON COLUMN clarify.stale_approvals.id IS 'The id of the default or approval.';
+COMMENT ON COLUMN clarify.stale_approvals.term IS 'The term it resolves (NULL for a confirmation without one).';
+COMMENT ON COLUMN clarify.stale_approvals.concept_id IS 'The concept it names.';
+COMMENT ON COLUMN clarify.stale_approvals.role IS
+    'The default''s applies_to (NULL: everyone) or the confirmation''s granted_to.';
+COMMENT ON COLUMN clarify.stale_approvals.approved_version IS 'The concept version it was given for.';
+COMMENT ON COLUMN clarify.stale_approvals.current_version IS 'The concept''s version now.';
+
+REVOKE ALL ON clarify.stale_approvals FROM PUBLIC;

@@ -2,7 +2,7 @@
 -- renames follow everywhere; deletions take mappings and candidacies along, but never a
 -- business decision (a default) or a user's confirmation.
 BEGIN;
-SELECT plan(18);
+SELECT plan(19);
 
 CREATE ROLE regress_agent;
 CREATE SCHEMA regress_sales;
@@ -39,8 +39,13 @@ SELECT is((SELECT concept_id FROM clarify.approvals WHERE question_id = 'q_regre
 SELECT is((SELECT count(*)::int FROM clarify.concepts c
             WHERE c.id IN ('metric.regress_booked', 'metric.regress_bookings')),
           1, 'no trace of the old id is left');
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_bookings'), 1,
-          'a rename is not a change of meaning');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_bookings'), 2,
+          'a rename is not a change of meaning (version 2 since its mapping was added)');
+SELECT is((SELECT array_agg(v ORDER BY v) FROM (
+             SELECT concept_version FROM clarify.defaults WHERE concept_id = 'metric.regress_bookings'
+             UNION ALL
+             SELECT concept_version FROM clarify.approvals WHERE concept_id = 'metric.regress_bookings') t(v)),
+          ARRAY[2, 2], 'the default and the approval keep the version they were given for');
 
 -- Renaming a term that a default relies on.
 SELECT lives_ok(

@@ -90,58 +90,59 @@ SELECT lives_ok(
     $$INSERT INTO clarify.concepts (id, kind, label, valid_from) VALUES ('dim.regress_open_end', 'dimension', 'Open end', '2024-01-01')$$,
     'one validity bound alone is fine');
 
--- Version: every change of meaning or usability makes a new version.
+-- Version: every change of meaning makes a new version (contract §18; sql/versions.sql has the
+-- whole list); status, availability, validity, aliases, owner and kind are not meaning.
 INSERT INTO clarify.concepts (id, kind, label) VALUES ('metric.regress_v', 'metric', 'Versioned');
 UPDATE clarify.concepts SET kind = 'dimension' WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 2,
-          'changing kind bumps the version');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 1,
+          'changing kind keeps the version');
 UPDATE clarify.concepts SET label = 'Versioned, renamed' WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 3,
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 2,
           'changing label bumps the version');
 UPDATE clarify.concepts SET description = 'Now described' WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 4,
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 3,
           'changing description bumps the version');
 UPDATE clarify.concepts SET owner = 'Finance' WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 5,
-          'changing owner bumps the version');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 3,
+          'changing owner keeps the version');
 UPDATE clarify.concepts SET status = 'approved' WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 6,
-          'changing status bumps the version');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 3,
+          'changing status keeps the version');
 UPDATE clarify.concepts SET available = false WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 7,
-          'changing available bumps the version');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 3,
+          'changing available keeps the version');
 UPDATE clarify.concepts SET aliases = ARRAY['versioned thing'] WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 8,
-          'changing aliases bumps the version');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 3,
+          'changing aliases keeps the version');
 UPDATE clarify.concepts SET valid_from = '2020-01-01' WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 9,
-          'changing valid_from bumps the version');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 3,
+          'changing valid_from keeps the version');
 UPDATE clarify.concepts SET valid_until = '2999-01-01' WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 10,
-          'changing valid_until bumps the version');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 3,
+          'changing valid_until keeps the version');
 
-UPDATE clarify.concepts SET label = label, status = status WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 10,
+UPDATE clarify.concepts SET label = label, description = description WHERE id = 'metric.regress_v';
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 3,
           'an update that changes nothing keeps the version');
 UPDATE clarify.concepts SET available = true, version = 42 WHERE id = 'metric.regress_v';
 SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 42,
-          'an update that sets the version itself is obeyed');
-UPDATE clarify.concepts SET version = 7 WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v'), 7,
-          'setting only the version is obeyed');
+          'an update that raises the version itself is obeyed');
+SELECT throws_ok(
+    $$UPDATE clarify.concepts SET version = 7 WHERE id = 'metric.regress_v'$$,
+    '23514', 'the version of concept "metric.regress_v" cannot be lowered (from 42 to 7)',
+    'the version is never lowered');
 UPDATE clarify.concepts SET id = 'metric.regress_v2' WHERE id = 'metric.regress_v';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v2'), 7,
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v2'), 42,
           'renaming the id is not a change of meaning');
-UPDATE clarify.concepts SET aliases = ARRAY['versioned thing'], valid_from = '2020-01-01'
+UPDATE clarify.concepts SET label = 'Versioned, again', description = 'Described again'
  WHERE id = 'metric.regress_v2';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v2'), 7,
-          'rewriting arrays and timestamps with equal values keeps the version');
-UPDATE clarify.concepts SET valid_until = NULL WHERE id = 'metric.regress_v2';
-SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v2'), 8,
-          'clearing a validity bound bumps the version');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v2'), 43,
+          'several changes in one update make one new version');
+SELECT is((SELECT version FROM clarify.concepts WHERE id = 'metric.regress_v2'), 43,
+          'the version moved only forward');
 SELECT throws_ok(
     $$UPDATE clarify.concepts SET version = 0 WHERE id = 'metric.regress_v2'$$,
-    '23514', 'new row for relation "concepts" violates check constraint "concepts_version_check"',
+    '23514', 'the version of concept "metric.regress_v2" cannot be lowered (from 43 to 0)',
     'the version cannot be set below 1');
 
 -- Eligibility: approved, available, and now() inside [valid_from, valid_until).

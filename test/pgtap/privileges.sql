@@ -167,6 +167,8 @@ SELECT is(clarify.resolve('regress_revenue', 'q_regress_priv') - 'options',
                              'reason', 'confirmed by the user for question "q_regress_priv"',
                              'default', 'metric.regress_booked', 'default_applied', false,
                              'approval_id', current_setting('regress.approval_id')::bigint,
+                             'version', (SELECT version FROM clarify.concepts
+                                          WHERE id = 'metric.regress_booked'),
                              'confirmed_by', NULL),
           'an agent resolving a confirmed term is not told who confirmed it');
 RESET ROLE;

@@ -45,7 +45,7 @@ SELECT fk_ok('clarify', 'terms', 'concept_id', 'clarify', 'concepts', 'id');
 
 SELECT columns_are('clarify', 'defaults',
     ARRAY['id', 'term', 'concept_id', 'applies_to', 'approved_by', 'approved_at', 'valid_until',
-          'applies_to_oid']);
+          'applies_to_oid', 'concept_version']);
 SELECT col_type_is('clarify', 'defaults', 'id', 'bigint', 'defaults.id is bigint');
 SELECT col_type_is('clarify', 'defaults', 'applies_to', 'text', 'defaults.applies_to is a role name');
 SELECT col_is_null('clarify', 'defaults', 'applies_to', 'defaults.applies_to may be NULL');
@@ -56,7 +56,7 @@ SELECT fk_ok('clarify', 'defaults', ARRAY['term', 'concept_id'],
 
 SELECT columns_are('clarify', 'approvals',
     ARRAY['id', 'question_id', 'term', 'concept_id', 'granted_to', 'confirmed_by', 'created_at',
-          'expires_at', 'revoked_at', 'question', 'granted_to_oid']);
+          'expires_at', 'revoked_at', 'question', 'granted_to_oid', 'concept_version']);
 SELECT col_type_is('clarify', 'approvals', 'id', 'bigint', 'approvals.id is bigint');
 SELECT col_type_is('clarify', 'approvals', 'granted_to', 'text', 'approvals.granted_to is a role name');
 SELECT col_is_null('clarify', 'approvals', 'term', 'approvals.term may be NULL');

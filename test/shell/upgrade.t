@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 29
+plan 32
 
 old=clarify_upgrade_old new=clarify_upgrade_new mid=clarify_upgrade_1_1
 q() { "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -qAt -d "$1" -c "$2"; }
@@ -226,4 +226,15 @@ contains "after the update from 1.1 the gate refuses a non-default meaning at on
 out=$(as_agent "$mid" '{"question_id":"q_upgrade_11","question":"Show invoiced revenue","bindings":[{"term":"revenue","concept":"metric.invoiced_revenue","source":"user_confirmation"}]}' \
     'SELECT count(invoiced_amount) > 0 FROM sales.invoices')
 equals "a 1.1 approval still verifies after the update" "$out" "t"
+# Versions (catalog block "Definitions change; approvals notice"): what 1.1 approved was approved
+# for the definition it has, so the update changes no decision.
+equals "the update gives every 1.1 default and approval its concept's current version" \
+    "$(q "$mid" "SELECT (SELECT count(*) FROM clarify.defaults d JOIN clarify.concepts c ON c.id = d.concept_id WHERE d.concept_version = c.version)
+                 || ' ' || (SELECT count(*) FROM clarify.approvals a JOIN clarify.concepts c ON c.id = a.concept_id WHERE a.concept_version = c.version)
+                 || ' ' || (SELECT count(*) FROM clarify.stale_approvals)")" "1 1 0"
+out=$("$PG_BINDIR/psql" -X -qAt -d "$mid" -U agent -c 'SELECT sum(recognized_amount) > 0 FROM sales.revenue_ledger' 2>&1)
+equals "the 1.1 default still applies after the update" "$out" "t"
+q "$mid" "UPDATE clarify.concepts SET description = 'Recognized under IFRS 15, net of rebates' WHERE id = 'metric.recognized_revenue'"
+out=$("$PG_BINDIR/psql" -X -v VERBOSITY=verbose -d "$mid" -U agent -c 'SELECT sum(recognized_amount) FROM sales.revenue_ledger' 2>&1)
+contains "once its definition changes, the 1.1 default no longer applies" "$out" "QC002"
 finish

@@ -61,7 +61,11 @@ def test_ask_confirm_rerun(agent, confirmer, question_id) -> None:
     assert revenue["source"] == "user_confirmation"
     assert revenue["concept"] == RECOGNIZED
     assert revenue["approval_id"] == approval_id
-    assert revenue["version"] == 1
+    # The concept's version now, which the user confirmed (its mapping raised it, contract §18).
+    current = confirmer.execute(
+        "SELECT version FROM clarify.concepts WHERE id = %s", (RECOGNIZED,)
+    ).fetchone()
+    assert current is not None and revenue["version"] == current[0]
     # The country column was settled by the approved default, without a binding.
     country = binding_of(decision, f"{SCHEMA}.revenue_ledger.customer_country")
     assert (country["concept"], country["source"]) == (CUSTOMER_COUNTRY, "approved_default")

@@ -40,6 +40,10 @@ struct TermResolution {
     // Another term that decides the selected meaning and must be asked first (the question
     // mentions it, or there is no question); options are then its meanings. "" when none.
     std::string ask;
+    int version = 0;  // the selected concept's version
+    // A confirmation or default given for an older definition: the version it was given for, and
+    // its concept's now (docs/dba-guide.md, "When a definition changes"); 0 when none.
+    int approved_version = 0, current_version = 0;
 };
 
 // `mentioned`: the terms the record's question mentions (Catalog::mentioned_terms), as the glue
@@ -88,6 +92,8 @@ struct Slot {
     std::optional<TimeRange> expected_range, actual_range;
     // A mentioned time-window term's slot: each option's window, evaluated now.
     std::vector<std::pair<std::string, TimeRange>> option_ranges;
+    // A confirmation or default given for an older definition: its version and the concept's.
+    int approved_version = 0, current_version = 0;
     // Grain slots only: the relations whose join repeats rows (fanout); the aggregate used and
     // the aggregates allowed (additivity); how to rewrite the statement (the HINT).
     std::vector<std::string> via;

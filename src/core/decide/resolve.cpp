@@ -24,8 +24,10 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     bool conflict = false;
     const Default *d = rules.applicable_default(r.term, &conflict);
     if (d) r.default_concept = d->concept_id;
-    auto resolved = [&r](std::string id, CoverageSource source, std::string reason) {
+    auto resolved = [&r, &rules](std::string id, CoverageSource source, std::string reason) {
         r.decision = State::Resolved;
+        r.version = rules.version_of(id);
+        r.approved_version = r.current_version = 0;
         r.selected = std::move(id);
         r.source = source;
         r.reason = std::move(reason);
@@ -43,12 +45,14 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
             r.ask = t;
             r.options = rules.eligible_candidates(t);
             r.default_applied = false;
-            r.decision =
-                dt && !rules.eligible(dt->concept_id) ? State::Unsupported : State::Ambiguous;
+            const bool stale_t = dt && rules.stale_default(*dt);
+            r.decision = dt && (!rules.eligible(dt->concept_id) || stale_t) ? State::Unsupported
+                                                                            : State::Ambiguous;
             std::string why =
                 conflict_t ? "defaults for several of your roles name different meanings"
                 : !dt
                     ? std::to_string(r.options.size()) + " approved meanings and no default applies"
+                : stale_t ? detail::stale_default_words(t, rules.label(dt->concept_id))
                 : r.decision == State::Unsupported
                     ? "its approved default, " + rules.label(dt->concept_id) + ", " +
                           ineligibility(catalog.concept(dt->concept_id), ctx.now)
@@ -81,9 +85,17 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     }
     // 2. A user's confirmation recorded for this question.
     const std::string qid = question_id.empty() ? record.question_id : question_id;
+    std::string changed;  // a confirmation for an older definition: its concept
     for (const std::string &id : candidates) {
         if (!rules.eligible(id)) continue;
-        if (const Approval *a = rules.valid_approval(qid, r.term, id)) {
+        int stale_version = 0;
+        const Approval *a = rules.valid_approval(qid, r.term, id, nullptr, &stale_version);
+        if (!a && stale_version && changed.empty()) {
+            changed = id;
+            r.approved_version = stale_version;
+            r.current_version = rules.version_of(id);
+        }
+        if (a) {
             r.approval_id = a->id;
             r.confirmed_by = a->confirmed_by;
             return resolved(id, CoverageSource::UserConfirmation,
@@ -92,6 +104,13 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     }
     // 3. The applicable default; a dead default never falls through to the remaining candidates.
     if (d) {
+        if (rules.eligible(d->concept_id) && rules.stale_default(*d)) {
+            r.decision = State::Unsupported;
+            r.reason = detail::stale_default_words(r.term, rules.label(d->concept_id));
+            r.approved_version = d->concept_version;
+            r.current_version = rules.version_of(d->concept_id);
+            return r;
+        }
         if (rules.eligible(d->concept_id)) {
             r.default_applied = true;
             return decided(d->concept_id, CoverageSource::ApprovedDefault,
@@ -119,6 +138,8 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     }
     r.decision = State::Ambiguous;
     r.reason = std::to_string(r.options.size()) + " approved meanings and no default applies";
+    if (!changed.empty())
+        r.reason = detail::changed_since_confirmed(rules.label(changed)) + "; " + r.reason;
     return r;
 }
 

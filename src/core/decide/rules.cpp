@@ -56,7 +56,7 @@ TermVerdict Rules::verdict(const std::string &term,
     const Default *d = applicable_default(term, &conflict);
     if (conflict) return v;
     if (d) {
-        if (eligible(d->concept_id) && contains(concept_ids, d->concept_id))
+        if (eligible(d->concept_id) && !stale(catalog_, *d) && contains(concept_ids, d->concept_id))
             return TermVerdict{TermOutcome::Resolves, d->concept_id, true};
         return v;
     }
@@ -115,8 +115,10 @@ const Default *Rules::applicable_default(const std::string &term, bool *conflict
 }
 
 const Approval *Rules::valid_approval(const std::string &question_id, const std::string &term,
-                                      const std::string &concept_id, bool *other_text) const {
+                                      const std::string &concept_id, bool *other_text,
+                                      int *stale_version) const {
     if (other_text) *other_text = false;
+    if (stale_version) *stale_version = 0;
     if (question_id.empty()) return nullptr;
     const std::string_view asked = trim_space(record_.question);
     for (const Approval &a : catalog_.approvals_for(question_id)) {
@@ -125,6 +127,10 @@ const Approval *Rules::valid_approval(const std::string &question_id, const std:
         if (!ctx_.applies(a.granted_to)) continue;
         if (!a.question.empty() && a.question != asked) {
             if (other_text) *other_text = true;
+            continue;
+        }
+        if (!for_current_definition(catalog_, a.concept_id, a.concept_version)) {
+            if (stale_version) *stale_version = a.concept_version;
             continue;
         }
         return &a;
@@ -141,11 +147,15 @@ Rules::Verification Rules::verify(const Binding &b) const {
                 return v;
             }
             bool other_text = false;
-            if (const Approval *a =
-                    valid_approval(record_.question_id, b.term, b.concept_id, &other_text)) {
+            if (const Approval *a = valid_approval(record_.question_id, b.term, b.concept_id,
+                                                   &other_text, &v.approved_version)) {
                 v.verified = true;
                 v.approval_id = a->id;
                 v.confirmed_by = a->confirmed_by;
+                return v;
+            }
+            if (v.approved_version) {
+                v.reason = changed_since_confirmed(label(b.concept_id));
                 return v;
             }
             v.reason = other_text ? "the confirmation of " + label(b.concept_id) +
@@ -164,6 +174,11 @@ Rules::Verification Rules::verify(const Binding &b) const {
                 terms.push_back(b.term);
             for (const std::string &t : terms) {
                 const Default *d = applicable_default(t, &conflict);
+                if (d && d->concept_id == b.concept_id && stale(catalog_, *d)) {
+                    v.approved_version = d->concept_version;
+                    v.reason = stale_default_words(t, label(b.concept_id));
+                    return v;
+                }
                 if (d && d->concept_id == b.concept_id) {
                     v.verified = true;
                     return v;
@@ -305,7 +320,10 @@ std::optional<Slot> Rules::diagnose(const std::string &concept_id,
 
     for (const Binding &b : record_.bindings) {
         if (b.concept_id != concept_id) continue;
-        if (eligible(concept_id) && verify(b).verified) continue;  // a default claimed
+        const Verification verified = verify(b);
+        if (eligible(concept_id) && verified.verified) continue;  // a default claimed
+        // A stale default claimed: the term is refused as the defaults' rule says, below.
+        if (verified.approved_version && b.source == BindingSource::ApprovedDefault) continue;
         const std::string term = b.term.empty() ? first_term : b.term;
         if (!eligible(concept_id)) {
             Slot s = make_slot(c, concept_id, term, State::Unsupported);
@@ -319,8 +337,13 @@ std::optional<Slot> Rules::diagnose(const std::string &concept_id,
         }
         Slot s = make_slot(c, concept_id, term, State::Unverified);
         s.expected = concept_id;
-        s.reason = verify(b).reason;
+        s.reason = verified.reason;
         s.question = "Please confirm what you mean by " + spoken_term(term, concept_id) + ":";
+        if (verified.approved_version) {
+            s.approved_version = verified.approved_version;
+            s.current_version = version_of(concept_id);
+            s.question = label(concept_id) + " changed since you confirmed it. " + s.question;
+        }
         return s;
     }
     if (!eligible(concept_id)) {
@@ -368,7 +391,15 @@ std::optional<Slot> Rules::diagnose(const std::string &concept_id,
             continue;
         bool conflict = false;
         const Default *d = applicable_default(t, &conflict);
-        if (d && !eligible(d->concept_id)) {
+        if (d && eligible(d->concept_id) && stale(catalog_, *d)) {
+            Slot s = make_slot(c, concept_id, t, State::Unsupported);
+            s.reason = stale_default_words(t, label(d->concept_id));
+            s.question = "The usual meaning of " + quoted(t) + ", " + label(d->concept_id) +
+                         ", changed since it was approved. Which do you mean:";
+            s.approved_version = d->concept_version;
+            s.current_version = version_of(d->concept_id);
+            consider(std::move(s));
+        } else if (d && !eligible(d->concept_id)) {
             Slot s = make_slot(c, concept_id, t, State::Unsupported);
             s.reason = "the approved default for " + quoted(t) + ", " + label(d->concept_id) +
                        ", " + ineligibility(catalog_.concept(d->concept_id), ctx_.now);

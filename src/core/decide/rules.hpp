@@ -5,6 +5,7 @@
 #pragma once
 #include "core/core_guard.hpp"
 #include "core/decide/decision.hpp"
+#include "core/decide/versions.hpp"
 #include "core/decide/words.hpp"
 
 #include <algorithm>
@@ -65,6 +66,12 @@ class Rules {
 
     bool eligible(const std::string &concept_id) const;
 
+    // A default approved for an older definition of its concept (core/decide/versions.hpp).
+    bool stale_default(const Default &d) const { return stale(catalog_, d); }
+    int version_of(const std::string &concept_id) const {
+        return current_version(catalog_, concept_id);
+    }
+
     std::string label(const std::string &concept_id) const;
 
     std::vector<std::string> eligible_candidates(const std::string &term) const;
@@ -75,15 +82,18 @@ class Rules {
 
     // An approval recorded with the question's text holds only under a record asking exactly
     // that (trimmed) text: a question_id kept for another question does not borrow it.
-    // *other_text tells that one would have held under its own question text.
+    // *other_text tells that one would have held under its own question text; *stale_version
+    // the version of one that would have held for its concept's older definition.
     const Approval *valid_approval(const std::string &question_id, const std::string &term,
-                                   const std::string &concept_id, bool *other_text = nullptr) const;
+                                   const std::string &concept_id, bool *other_text = nullptr,
+                                   int *stale_version = nullptr) const;
 
     struct Verification {
         bool verified = false;
         std::string reason;
         std::int64_t approval_id = 0;
         std::string confirmed_by;
+        int approved_version = 0;  // the claim holds for an older definition only
     };
 
     Verification verify(const Binding &b) const;

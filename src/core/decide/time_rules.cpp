@@ -79,6 +79,18 @@ std::optional<Slot> check_mentioned_period(const Catalog &catalog, const Rules &
     bool conflict = false;
     const Default *d = rules.applicable_default(term, &conflict);
     std::string window;
+    if (d && rules.eligible(d->concept_id) && rules.stale_default(*d)) {
+        Slot s =
+            period_slot(catalog, rules, facts, concept_id, term, State::Unsupported, read, true);
+        s.default_concept = d->concept_id;
+        s.reason = stale_default_words(term, rules.label(d->concept_id));
+        s.question = "The usual meaning of \"" + term + "\", " + rules.label(d->concept_id) +
+                     ", changed since it was approved. For which period should " + measure +
+                     " be computed?";
+        s.approved_version = d->concept_version;
+        s.current_version = rules.version_of(d->concept_id);
+        return s;
+    }
     if (d && !rules.eligible(d->concept_id)) {
         const Concept *dead = catalog.concept(d->concept_id);
         Slot s =

@@ -57,6 +57,8 @@ struct Default {
     RoleId applies_to = kEveryone;
     std::string approved_by;
     Timestamp valid_until = kNoLimit;
+    // The concept version it was approved for; 0: not recorded (a catalog before 1.2).
+    int concept_version = 0;
 };
 
 struct Approval {
@@ -70,6 +72,8 @@ struct Approval {
     bool revoked = false;
     // The question text the user answered, trimmed; empty when the approval holds for any text.
     std::string question;
+    // The concept version the user confirmed; 0: not recorded (a catalog before 1.2).
+    int concept_version = 0;
 };
 
 // A physical column, as the glue identifies it (relation OID, attribute number).

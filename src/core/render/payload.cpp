@@ -79,6 +79,11 @@ json slot_json(const Catalog &catalog, const Slot &s) {
         o["allowed"] = s.allowed;
     }
     o["impact"] = to_string(s.impact);
+    // Given for an older definition (docs/dba-guide.md, "When a definition changes").
+    if (s.approved_version) {
+        o["approved_version"] = s.approved_version;
+        o["current_version"] = s.current_version;
+    }
     return o;
 }
 
@@ -144,6 +149,11 @@ std::string resolution_json(const Catalog &catalog, const TermResolution &r,
     o["default_applied"] = r.default_applied;
     o["approval_id"] = r.approval_id ? json(r.approval_id) : json(nullptr);
     if (!r.ask.empty()) o["ask"] = r.ask;
+    if (r.version) o["version"] = r.version;
+    if (r.approved_version) {
+        o["approved_version"] = r.approved_version;
+        o["current_version"] = r.current_version;
+    }
     o["confirmed_by"] =
         reveal_confirmer && !r.confirmed_by.empty() ? json(r.confirmed_by) : json(nullptr);
     return o.dump();

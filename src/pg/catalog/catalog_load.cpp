@@ -199,11 +199,15 @@ void load_terms(Catalog &catalog) {
 
 // `by_name`: catalog 1.2's roles kept by name (CLARIFY_ROLE_OF).
 void load_defaults(Catalog &catalog, bool by_name) {
+    // Versions recorded came with catalog 1.2 (0: not recorded, holds for any version).
+    const char *approved_version =
+        catalog_has_column("defaults", "concept_version") ? ", concept_version::text" : ", '0'";
     const std::string defaults_sql =
         std::string("SELECT id::text, term, concept_id, ") +
         (by_name ? "coalesce(" CLARIFY_ROLE_OF("d.applies_to", "d.applies_to_oid") ", 0)::text, "
                  : "coalesce(applies_to::oid, 0)::text, ") +
-        "approved_by, " CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) " FROM clarify.defaults" +
+        "approved_by, " CLARIFY_MICROS("valid_until", CLARIFY_OPEN_END) + approved_version +
+        " FROM clarify.defaults" +
         (by_name ? " d WHERE d.applies_to IS NULL OR " CLARIFY_ROLE_OF(
                        "d.applies_to", "d.applies_to_oid") " IS NOT NULL"
                  : "");
@@ -216,6 +220,7 @@ void load_defaults(Catalog &catalog, bool by_name) {
         d.applies_to = static_cast<RoleId>(integer(defaults, r, 3));
         d.approved_by = text(defaults, r, 4);
         d.valid_until = integer(defaults, r, 5);
+        d.concept_version = static_cast<int>(integer(defaults, r, 6));
         catalog.add_default(std::move(d));
     }
 }
@@ -223,12 +228,14 @@ void load_defaults(Catalog &catalog, bool by_name) {
 // approvals.question came with catalog 1.1: a database not yet updated has none, and its
 // approvals hold for any question text, as they did.
 void load_approvals(Catalog &catalog, bool by_name) {
+    const char *approved_version =
+        catalog_has_column("approvals", "concept_version") ? ", concept_version::text" : ", '0'";
     const std::string approvals_sql =
         std::string("SELECT id::text, question_id, coalesce(term, ''), concept_id, ") +
         (by_name ? CLARIFY_ROLE_OF("a.granted_to", "a.granted_to_oid") "::text, "
                  : "granted_to::oid::text, ") +
         "confirmed_by, " CLARIFY_MICROS("expires_at", CLARIFY_OPEN_END) ", " +
-        (approvals_have_question() ? "coalesce(question, '')" : "''") +
+        (approvals_have_question() ? "coalesce(question, '')" : "''") + approved_version +
         " FROM clarify.approvals a WHERE revoked_at IS NULL AND expires_at > pg_catalog.now()" +
         (by_name ? " AND " CLARIFY_ROLE_OF("a.granted_to", "a.granted_to_oid") " IS NOT NULL" : "");
     Rows approvals = query(approvals_sql.c_str());
@@ -242,6 +249,7 @@ void load_approvals(Catalog &catalog, bool by_name) {
         a.confirmed_by = text(approvals, r, 5);
         a.expires_at = integer(approvals, r, 6);
         a.question = text(approvals, r, 7);
+        a.concept_version = static_cast<int>(integer(approvals, r, 8));
         catalog.add_approval(std::move(a));
     }
 }
