@@ -2361,213 +2361,6 @@ COMMENT ON COLUMN clarify.audit_resolution_paths.time_to_resolution IS 'From the
 COMMENT ON COLUMN clarify.audit_sources.source IS 'How a column was resolved: approved_default, user_confirmation, explicit, only_eligible, assumed.';
 COMMENT ON COLUMN clarify.audit_sources.covered_columns IS 'How many governed column reads of allowed statements it resolved.';
 COMMENT ON COLUMN clarify.audit_sources.percent IS 'Its share of all of them, in percent.';
--- Enforcement modes: rolling the gate out (docs/dba-guide.md, "Rolling out")
---------------------------------------------------------------------------------------------------
-
--- pg_clarify.enforcement (enforce | warn | audit) is decided and audited alike; the gate writes the
--- mode into the decision's payload (src/core/audit/record.cpp, apply_enforcement), so the queue,
--- the writer and a standby's forwarding carry it unchanged. `decision` says what happened.
-CREATE OR REPLACE VIEW clarify.audit AS
-SELECT l.decision_id,
-       l.decided_at,
-       l.session_role::regrole AS session_role,
-       l.acting_role::regrole AS acting_role,
-       l.pid,
-       l.question_id,
-       st.body AS statement,
-       l.query_id,
-       CASE WHEN sh.allowed AND n.note IS NULL THEN 'allowed' ELSE 'rejected' END AS decision,
-       CASE WHEN n.note IS NULL THEN sh.state ELSE 'AUDIT_UNAVAILABLE' END AS state,
-       CASE WHEN n.note IS NULL THEN sh.reason
-            ELSE n.note || ' (the gate had decided ' || sh.state || ')' END AS reason,
-       sh.columns,
-       sh.bindings,
-       sh.payload || jsonb_build_object('decision_id', l.decision_id::text) AS payload,
-       rec.body::jsonb AS record,
-       l.origin,
-       COALESCE(sh.payload->>'enforcement', 'enforce') AS enforcement
-FROM clarify.audit_log l
-LEFT JOIN clarify.audit_texts st ON st.hash = l.statement_hash
-LEFT JOIN clarify.audit_shapes sh ON sh.hash = l.shape_hash
-LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash
-LEFT JOIN LATERAL (SELECT string_agg(an.note, '; ') AS note FROM clarify.audit_notes an
-                   WHERE an.decision_id = l.decision_id) n ON true;
-
-COMMENT ON COLUMN clarify.audit.enforcement IS
-    'pg_clarify.enforcement when decided: enforce, warn or audit (a would-be rejection that ran under warn or audit is allowed, with the gate''s state).';
-
--- One audited statement decided again now (src/pg/functions/replay.cpp): plans it as check()
--- does, runs and audits nothing; checks itself that the caller may read clarify.audit.
-CREATE FUNCTION clarify.replay_decision(statement text, session_role oid, acting_role oid,
-                                        record text) RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'clarify_replay_decision'
-    LANGUAGE C VOLATILE;
-
--- Invoker's rights: the caller reads clarify.audit, so the owner and audit readers only.
-CREATE FUNCTION clarify.replay(since timestamptz, until timestamptz DEFAULT pg_catalog.now(),
-                               max_rows int DEFAULT 10000)
-    RETURNS TABLE (decision_id bigint, decided_at timestamptz, statement text, was_state text,
-                   now_state text, now_detail jsonb)
-    LANGUAGE sql VOLATILE
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-        SELECT a.decision_id, a.decided_at, a.statement, a.state,
-               r->>'now_state', r->'now_detail'
-          FROM (SELECT a.* FROM clarify.audit a
-                 WHERE a.decided_at >= since AND a.decided_at < until
-                 ORDER BY a.decided_at DESC, a.decision_id DESC
-                 LIMIT max_rows) a
-         CROSS JOIN LATERAL clarify.replay_decision(a.statement, a.session_role::oid,
-                                                    a.acting_role::oid, a.record::text) r
-         ORDER BY a.decided_at, a.decision_id
-    $$;
-
-COMMENT ON FUNCTION clarify.replay(timestamptz, timestamptz, int) IS
-    'Re-decides the most recent audited decisions in [since, until) against the catalog as this transaction sees it, as their roles and under their records; runs and audits nothing.';
-
--- Roles the gate governs: the agent roles and, transitively, their members (never by superuser
--- status); and for a role, whether any governed role is it or a member of it.
-CREATE FUNCTION clarify_internal.role_reaches_agents(role_name text) RETURNS boolean
-    LANGUAGE sql STABLE
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-        WITH RECURSIVE governed(oid) AS (
-            SELECT r.oid FROM pg_roles r JOIN clarify.agent_roles a ON a.agent_role = r.rolname
-            UNION
-            SELECT m.member FROM pg_auth_members m JOIN governed g ON m.roleid = g.oid),
-        below(oid) AS (
-            SELECT r.oid FROM pg_roles r WHERE r.rolname = role_name
-            UNION
-            SELECT m.member FROM pg_auth_members m JOIN below b ON m.roleid = b.oid)
-        SELECT EXISTS (SELECT 1 FROM below JOIN governed USING (oid))
-    $$;
-REVOKE ALL ON FUNCTION clarify_internal.role_reaches_agents(text) FROM PUBLIC;
-
--- Time windows whose bounds, evaluated now, are inverted or empty.
-CREATE FUNCTION clarify_internal.lint_windows()
-    RETURNS TABLE (id text, window_start timestamptz, window_end timestamptz)
-    LANGUAGE plpgsql STABLE
-    SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    c record;
-BEGIN
-    FOR c IN SELECT k.id, k.window_start AS s, k.window_end AS e FROM clarify.concepts k
-              WHERE k.kind = 'time_window' AND k.window_start IS NOT NULL
-                AND k.window_end IS NOT NULL ORDER BY k.id LOOP
-        BEGIN
-            EXECUTE format('SELECT (%s)::timestamptz, (%s)::timestamptz', c.s, c.e)
-               INTO window_start, window_end;
-        EXCEPTION WHEN OTHERS THEN
-            CONTINUE;
-        END;
-        id := c.id;
-        IF window_start >= window_end THEN RETURN NEXT; END IF;
-    END LOOP;
-END
-$$;
-REVOKE ALL ON FUNCTION clarify_internal.lint_windows() FROM PUBLIC;
-
--- What in the catalog will surprise users, one SELECT per problem (a later check is one more
--- branch of the UNION ALL), each with a fix a DBA can paste. Owner only.
-CREATE FUNCTION clarify.lint()
-    RETURNS TABLE (severity text, object text, problem text, fix text)
-    LANGUAGE sql STABLE
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-    WITH eligible_candidates AS (
-        SELECT t.term, t.concept_id FROM clarify.terms t
-          JOIN clarify.concepts c ON c.id = t.concept_id
-         WHERE clarify.eligible(c)),
-    meanings AS (
-        SELECT term, count(*) AS n, min(concept_id) AS only_one
-          FROM eligible_candidates GROUP BY term),
-    problems AS (
-    -- A one-meaning term ("MRR") beside a term with several eligible meanings and no default:
-    -- while the question says the other term, the one meaning never covers the column (§13).
-    SELECT 'warning' AS severity, format('term %L', one.term) AS object,
-           format('%L has one eligible meaning, %s, which is also a candidate of %L with %s eligible meanings and no default: while the question says %L the statement is ambiguous',
-                  one.term, one.only_one, many.term, many.n, many.term) AS problem,
-           format('INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES (%L, %L, %L);',
-                  many.term, one.only_one, current_user) AS fix
-      FROM meanings one
-      JOIN eligible_candidates other ON other.concept_id = one.only_one AND other.term <> one.term
-      JOIN meanings many ON many.term = other.term AND many.n > 1
-     WHERE one.n = 1
-       AND NOT EXISTS (SELECT 1 FROM clarify.defaults d WHERE d.term = many.term AND d.applies_to IS NULL)
-    UNION ALL
-    -- Mappings whose table or column no longer exists (kept by name, §18).
-    SELECT 'error', format('mapping %s of %L', concat_ws('.', m.schema_name, m.table_name, m.column_name), m.concept_id),
-           CASE WHEN cls.oid IS NULL THEN 'the governed table no longer exists'
-                ELSE 'the governed column no longer exists' END,
-           format('DELETE FROM clarify.concept_columns WHERE concept_id = %L AND schema_name = %L AND table_name = %L AND column_name = %L;',
-                  m.concept_id, m.schema_name, m.table_name, m.column_name)
-      FROM clarify.concept_columns m
-      LEFT JOIN pg_class cls ON cls.relname = m.table_name
-           AND cls.relnamespace = (SELECT n.oid FROM pg_namespace n WHERE n.nspname = m.schema_name)
-     WHERE cls.oid IS NULL
-        OR NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = cls.oid
-                          AND a.attname = m.column_name AND a.attnum > 0 AND NOT a.attisdropped)
-    UNION ALL
-    -- Time windows whose bounds, evaluated now, are inverted or empty.
-    SELECT 'error', format('concept %L', w.id),
-           format('the time window is %s: it starts %s and ends %s',
-                  CASE WHEN w.window_start = w.window_end THEN 'empty' ELSE 'inverted' END,
-                  w.window_start, w.window_end),
-           CASE WHEN w.window_start = w.window_end
-                THEN format('DELETE FROM clarify.terms WHERE concept_id = %L; DELETE FROM clarify.concepts WHERE id = %L;',
-                            w.id, w.id)
-                ELSE format('UPDATE clarify.concepts SET window_start = %L, window_end = %L WHERE id = %L;',
-                            c.window_end, c.window_start, w.id) END
-      FROM clarify_internal.lint_windows() w JOIN clarify.concepts c ON c.id = w.id
-    UNION ALL
-    -- Defaults for roles that no agent is (nor belongs to): they apply to nobody the gate decides.
-    SELECT 'warning', format('default for %L (applies to %s)', d.term, d.applies_to),
-           format('role %s is not governed and has no governed member: the default applies to no agent', d.applies_to),
-           format('SELECT clarify.govern_role(%L);  -- or: DELETE FROM clarify.defaults WHERE term = %L AND applies_to = %L;',
-                  d.applies_to, d.term, d.applies_to)
-      FROM clarify.defaults d
-     WHERE d.applies_to IS NOT NULL AND NOT clarify_internal.role_reaches_agents(d.applies_to)
-    UNION ALL
-    -- Approvals granted to such roles.
-    SELECT 'warning', format('approval %s (%L for %L)', a.id, a.term, a.question_id),
-           format('role %s is not governed and has no governed member: the confirmation verifies for no agent', a.granted_to),
-           format('SELECT clarify.revoke(%s);', a.id)
-      FROM clarify.approvals a
-     WHERE a.revoked_at IS NULL AND a.expires_at > now()
-       AND NOT clarify_internal.role_reaches_agents(a.granted_to)
-    UNION ALL
-    -- Draft or deprecated concepts mapped to columns: reading them is UNSUPPORTED.
-    SELECT 'warning', format('concept %L', c.id),
-           format('the concept is %s but mapped to %s column(s): every read of them is UNSUPPORTED',
-                  c.status, (SELECT count(*) FROM clarify.concept_columns m WHERE m.concept_id = c.id)),
-           CASE WHEN c.status = 'draft'
-                THEN format('UPDATE clarify.concepts SET status = ''approved'' WHERE id = %L;', c.id)
-                ELSE format('DELETE FROM clarify.concept_columns WHERE concept_id = %L;', c.id) END
-      FROM clarify.concepts c
-     WHERE c.status IN ('draft', 'deprecated')
-       AND EXISTS (SELECT 1 FROM clarify.concept_columns m WHERE m.concept_id = c.id)
-    UNION ALL
-    -- Semi-additive measures without a snapshot column: every sum of them is GRAIN (§10).
-    SELECT 'error', format('mapping %s of %L', concat_ws('.', m.schema_name, m.table_name, m.column_name), c.id),
-           'the measure is semi_additive but has no snapshot column: every sum of it is refused',
-           format('UPDATE clarify.concept_columns SET snapshot_column = %L WHERE concept_id = %L AND relation = %L::regclass AND column_name = %L;',
-                  COALESCE((SELECT a.attname FROM pg_attribute a
-                             WHERE a.attrelid = m.relation AND a.attnum > 0 AND NOT a.attisdropped
-                               AND a.atttypid IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype)
-                             ORDER BY a.attnum LIMIT 1), 'snapshot_date'),
-                  c.id, m.relation::text, m.column_name)
-      FROM clarify.concepts c JOIN clarify.concept_columns m ON m.concept_id = c.id
-     WHERE c.additivity = 'semi_additive' AND m.snapshot_column IS NULL
-       AND EXISTS (SELECT 1 FROM pg_class cls WHERE cls.oid = m.relation)
-    )
-    SELECT p.severity, p.object, p.problem, p.fix FROM problems p
-     ORDER BY array_position(ARRAY['error', 'warning', 'info'], p.severity), p.object, p.problem
-    $$;
-
-COMMENT ON FUNCTION clarify.lint() IS
-    'What in the catalog will surprise users (ambiguity hidden by a synonym, dead mappings, inverted windows, defaults and approvals for no agent, unapproved concepts in use, semi-additive measures without a snapshot), each with a fix to paste.';
-REVOKE ALL ON FUNCTION clarify.lint() FROM PUBLIC;
 --------------------------------------------------------------------------------------------------
 -- Definitions change; approvals notice
 --------------------------------------------------------------------------------------------------
@@ -2819,3 +2612,215 @@ COMMENT ON COLUMN clarify.stale_approvals.approved_version IS 'The concept versi
 COMMENT ON COLUMN clarify.stale_approvals.current_version IS 'The concept''s version now.';
 
 REVOKE ALL ON clarify.stale_approvals FROM PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Enforcement modes: rolling the gate out (docs/dba-guide.md, "Rolling out")
+--------------------------------------------------------------------------------------------------
+
+-- pg_clarify.enforcement (enforce | warn | audit) is decided and audited alike; the gate writes the
+-- mode into the decision's payload (src/core/audit/record.cpp, apply_enforcement), so the queue,
+-- the writer and a standby's forwarding carry it unchanged. `decision` says what happened.
+CREATE OR REPLACE VIEW clarify.audit AS
+SELECT l.decision_id,
+       l.decided_at,
+       l.session_role::regrole AS session_role,
+       l.acting_role::regrole AS acting_role,
+       l.pid,
+       l.question_id,
+       st.body AS statement,
+       l.query_id,
+       CASE WHEN sh.allowed AND n.note IS NULL THEN 'allowed' ELSE 'rejected' END AS decision,
+       CASE WHEN n.note IS NULL THEN sh.state ELSE 'AUDIT_UNAVAILABLE' END AS state,
+       CASE WHEN n.note IS NULL THEN sh.reason
+            ELSE n.note || ' (the gate had decided ' || sh.state || ')' END AS reason,
+       sh.columns,
+       sh.bindings,
+       sh.payload || jsonb_build_object('decision_id', l.decision_id::text) AS payload,
+       rec.body::jsonb AS record,
+       l.origin,
+       COALESCE(sh.payload->>'enforcement', 'enforce') AS enforcement
+FROM clarify.audit_log l
+LEFT JOIN clarify.audit_texts st ON st.hash = l.statement_hash
+LEFT JOIN clarify.audit_shapes sh ON sh.hash = l.shape_hash
+LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash
+LEFT JOIN LATERAL (SELECT string_agg(an.note, '; ') AS note FROM clarify.audit_notes an
+                   WHERE an.decision_id = l.decision_id) n ON true;
+
+COMMENT ON COLUMN clarify.audit.enforcement IS
+    'pg_clarify.enforcement when decided: enforce, warn or audit (a would-be rejection that ran under warn or audit is allowed, with the gate''s state).';
+
+-- One audited statement decided again now (src/pg/functions/replay.cpp): plans it as check()
+-- does, runs and audits nothing; checks itself that the caller may read clarify.audit.
+CREATE FUNCTION clarify.replay_decision(statement text, session_role oid, acting_role oid,
+                                        record text) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'clarify_replay_decision'
+    LANGUAGE C VOLATILE;
+
+-- Invoker's rights: the caller reads clarify.audit, so the owner and audit readers only.
+CREATE FUNCTION clarify.replay(since timestamptz, until timestamptz DEFAULT pg_catalog.now(),
+                               max_rows int DEFAULT 10000)
+    RETURNS TABLE (decision_id bigint, decided_at timestamptz, statement text, was_state text,
+                   now_state text, now_detail jsonb)
+    LANGUAGE sql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT a.decision_id, a.decided_at, a.statement, a.state,
+               r->>'now_state', r->'now_detail'
+          FROM (SELECT a.* FROM clarify.audit a
+                 WHERE a.decided_at >= since AND a.decided_at < until
+                 ORDER BY a.decided_at DESC, a.decision_id DESC
+                 LIMIT max_rows) a
+         CROSS JOIN LATERAL clarify.replay_decision(a.statement, a.session_role::oid,
+                                                    a.acting_role::oid, a.record::text) r
+         ORDER BY a.decided_at, a.decision_id
+    $$;
+
+COMMENT ON FUNCTION clarify.replay(timestamptz, timestamptz, int) IS
+    'Re-decides the most recent audited decisions in [since, until) against the catalog as this transaction sees it, as their roles and under their records; runs and audits nothing.';
+
+-- Roles the gate governs: the agent roles and, transitively, their members (never by superuser
+-- status); and for a role, whether any governed role is it or a member of it.
+CREATE FUNCTION clarify_internal.role_reaches_agents(role_name text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        WITH RECURSIVE governed(oid) AS (
+            SELECT r.oid FROM pg_roles r JOIN clarify.agent_roles a ON a.agent_role = r.rolname
+            UNION
+            SELECT m.member FROM pg_auth_members m JOIN governed g ON m.roleid = g.oid),
+        below(oid) AS (
+            SELECT r.oid FROM pg_roles r WHERE r.rolname = role_name
+            UNION
+            SELECT m.member FROM pg_auth_members m JOIN below b ON m.roleid = b.oid)
+        SELECT EXISTS (SELECT 1 FROM below JOIN governed USING (oid))
+    $$;
+REVOKE ALL ON FUNCTION clarify_internal.role_reaches_agents(text) FROM PUBLIC;
+
+-- Time windows whose bounds, evaluated now, are inverted or empty.
+CREATE FUNCTION clarify_internal.lint_windows()
+    RETURNS TABLE (id text, window_start timestamptz, window_end timestamptz)
+    LANGUAGE plpgsql STABLE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c record;
+BEGIN
+    FOR c IN SELECT k.id, k.window_start AS s, k.window_end AS e FROM clarify.concepts k
+              WHERE k.kind = 'time_window' AND k.window_start IS NOT NULL
+                AND k.window_end IS NOT NULL ORDER BY k.id LOOP
+        BEGIN
+            EXECUTE format('SELECT (%s)::timestamptz, (%s)::timestamptz', c.s, c.e)
+               INTO window_start, window_end;
+        EXCEPTION WHEN OTHERS THEN
+            CONTINUE;
+        END;
+        id := c.id;
+        IF window_start >= window_end THEN RETURN NEXT; END IF;
+    END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION clarify_internal.lint_windows() FROM PUBLIC;
+
+-- What in the catalog will surprise users, one SELECT per problem (a later check is one more
+-- branch of the UNION ALL), each with a fix a DBA can paste. Owner only.
+CREATE FUNCTION clarify.lint()
+    RETURNS TABLE (severity text, object text, problem text, fix text)
+    LANGUAGE sql STABLE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    WITH eligible_candidates AS (
+        SELECT t.term, t.concept_id FROM clarify.terms t
+          JOIN clarify.concepts c ON c.id = t.concept_id
+         WHERE clarify.eligible(c)),
+    meanings AS (
+        SELECT term, count(*) AS n, min(concept_id) AS only_one
+          FROM eligible_candidates GROUP BY term),
+    problems AS (
+    -- A one-meaning term ("MRR") beside a term with several eligible meanings and no default:
+    -- while the question says the other term, the one meaning never covers the column (§13).
+    SELECT 'warning' AS severity, format('term %L', one.term) AS object,
+           format('%L has one eligible meaning, %s, which is also a candidate of %L with %s eligible meanings and no default: while the question says %L the statement is ambiguous',
+                  one.term, one.only_one, many.term, many.n, many.term) AS problem,
+           format('INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES (%L, %L, %L);',
+                  many.term, one.only_one, current_user) AS fix
+      FROM meanings one
+      JOIN eligible_candidates other ON other.concept_id = one.only_one AND other.term <> one.term
+      JOIN meanings many ON many.term = other.term AND many.n > 1
+     WHERE one.n = 1
+       AND NOT EXISTS (SELECT 1 FROM clarify.defaults d WHERE d.term = many.term AND d.applies_to IS NULL)
+    UNION ALL
+    -- Mappings whose table or column no longer exists (kept by name, §18).
+    SELECT 'error', format('mapping %s of %L', concat_ws('.', m.schema_name, m.table_name, m.column_name), m.concept_id),
+           CASE WHEN cls.oid IS NULL THEN 'the governed table no longer exists'
+                ELSE 'the governed column no longer exists' END,
+           format('DELETE FROM clarify.concept_columns WHERE concept_id = %L AND schema_name = %L AND table_name = %L AND column_name = %L;',
+                  m.concept_id, m.schema_name, m.table_name, m.column_name)
+      FROM clarify.concept_columns m
+      LEFT JOIN pg_class cls ON cls.relname = m.table_name
+           AND cls.relnamespace = (SELECT n.oid FROM pg_namespace n WHERE n.nspname = m.schema_name)
+     WHERE cls.oid IS NULL
+        OR NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = cls.oid
+                          AND a.attname = m.column_name AND a.attnum > 0 AND NOT a.attisdropped)
+    UNION ALL
+    -- Time windows whose bounds, evaluated now, are inverted or empty.
+    SELECT 'error', format('concept %L', w.id),
+           format('the time window is %s: it starts %s and ends %s',
+                  CASE WHEN w.window_start = w.window_end THEN 'empty' ELSE 'inverted' END,
+                  w.window_start, w.window_end),
+           CASE WHEN w.window_start = w.window_end
+                THEN format('DELETE FROM clarify.terms WHERE concept_id = %L; DELETE FROM clarify.concepts WHERE id = %L;',
+                            w.id, w.id)
+                ELSE format('UPDATE clarify.concepts SET window_start = %L, window_end = %L WHERE id = %L;',
+                            c.window_end, c.window_start, w.id) END
+      FROM clarify_internal.lint_windows() w JOIN clarify.concepts c ON c.id = w.id
+    UNION ALL
+    -- Defaults for roles that no agent is (nor belongs to): they apply to nobody the gate decides.
+    SELECT 'warning', format('default for %L (applies to %s)', d.term, d.applies_to),
+           format('role %s is not governed and has no governed member: the default applies to no agent', d.applies_to),
+           format('SELECT clarify.govern_role(%L);  -- or: DELETE FROM clarify.defaults WHERE term = %L AND applies_to = %L;',
+                  d.applies_to, d.term, d.applies_to)
+      FROM clarify.defaults d
+     WHERE d.applies_to IS NOT NULL AND NOT clarify_internal.role_reaches_agents(d.applies_to)
+    UNION ALL
+    -- Approvals granted to such roles.
+    SELECT 'warning', format('approval %s (%L for %L)', a.id, a.term, a.question_id),
+           format('role %s is not governed and has no governed member: the confirmation verifies for no agent', a.granted_to),
+           format('SELECT clarify.revoke(%s);', a.id)
+      FROM clarify.approvals a
+     WHERE a.revoked_at IS NULL AND a.expires_at > now()
+       AND NOT clarify_internal.role_reaches_agents(a.granted_to)
+    UNION ALL
+    -- Draft or deprecated concepts mapped to columns: reading them is UNSUPPORTED.
+    SELECT 'warning', format('concept %L', c.id),
+           format('the concept is %s but mapped to %s column(s): every read of them is UNSUPPORTED',
+                  c.status, (SELECT count(*) FROM clarify.concept_columns m WHERE m.concept_id = c.id)),
+           CASE WHEN c.status = 'draft'
+                THEN format('UPDATE clarify.concepts SET status = ''approved'' WHERE id = %L;', c.id)
+                ELSE format('DELETE FROM clarify.concept_columns WHERE concept_id = %L;', c.id) END
+      FROM clarify.concepts c
+     WHERE c.status IN ('draft', 'deprecated')
+       AND EXISTS (SELECT 1 FROM clarify.concept_columns m WHERE m.concept_id = c.id)
+    UNION ALL
+    -- Semi-additive measures without a snapshot column: every sum of them is GRAIN (§10).
+    SELECT 'error', format('mapping %s of %L', concat_ws('.', m.schema_name, m.table_name, m.column_name), c.id),
+           'the measure is semi_additive but has no snapshot column: every sum of it is refused',
+           format('UPDATE clarify.concept_columns SET snapshot_column = %L WHERE concept_id = %L AND relation = %L::regclass AND column_name = %L;',
+                  COALESCE((SELECT a.attname FROM pg_attribute a
+                             WHERE a.attrelid = m.relation AND a.attnum > 0 AND NOT a.attisdropped
+                               AND a.atttypid IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype)
+                             ORDER BY a.attnum LIMIT 1), 'snapshot_date'),
+                  c.id, m.relation::text, m.column_name)
+      FROM clarify.concepts c JOIN clarify.concept_columns m ON m.concept_id = c.id
+     WHERE c.additivity = 'semi_additive' AND m.snapshot_column IS NULL
+       AND EXISTS (SELECT 1 FROM pg_class cls WHERE cls.oid = m.relation)
+    UNION ALL
+    -- Defaults and confirmations given for an older definition of their concept (§18).
+    SELECT s.severity, s.object, s.problem, s.fix FROM clarify.stale_approvals s
+    )
+    SELECT p.severity, p.object, p.problem, p.fix FROM problems p
+     ORDER BY array_position(ARRAY['error', 'warning', 'info'], p.severity), p.object, p.problem
+    $$;
+
+COMMENT ON FUNCTION clarify.lint() IS
+    'What in the catalog will surprise users (ambiguity hidden by a synonym, dead mappings, inverted windows, defaults and approvals for no agent, unapproved concepts in use, semi-additive measures without a snapshot, stale defaults and approvals), each with a fix to paste.';
+REVOKE ALL ON FUNCTION clarify.lint() FROM PUBLIC;

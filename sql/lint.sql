@@ -55,16 +55,23 @@ INSERT INTO clarify.concepts (id, kind, label, status) VALUES
   ('metric.draft', 'metric', 'Draft revenue', 'draft'), ('metric.old', 'metric', 'Old revenue', 'deprecated');
 INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES
   ('metric.draft', 'public.orders', 'booked'), ('metric.old', 'public.orders', 'invoiced');
+-- (The dead mapping added to metric.booked changed its definition: the default for revenue,
+-- approved before, is stale.)
 -- A semi-additive measure without a snapshot column.
 UPDATE clarify.concept_columns SET snapshot_column = NULL WHERE concept_id = 'metric.balance';
 
 SELECT severity, object, regexp_replace(problem, ': it starts .*', '') AS problem, fix
 FROM clarify.lint();
 
--- Each fix, pasted, clears its row (the role's: governing it).
-SELECT string_agg(fix, E'\n') AS fixes FROM clarify.lint() WHERE fix NOT LIKE 'SELECT clarify.govern_role%' \gset
+-- Each fix, pasted, clears its row (the role's: governing it). A fix that changes a mapping
+-- changes its concept's definition again, so the stale defaults' fixes are pasted last, as
+-- lint() says them then.
+SELECT string_agg(fix, E'\n') AS fixes FROM clarify.lint()
+ WHERE fix NOT LIKE 'SELECT clarify.govern_role%' AND object NOT LIKE 'clarify.defaults id %' \gset
 SET client_min_messages = error;
 SELECT clarify.govern_role('regress_lint_app');
+:fixes
+SELECT string_agg(fix, E'\n') AS fixes FROM clarify.lint() WHERE object LIKE 'clarify.defaults id %' \gset
 :fixes
 RESET client_min_messages;
 SELECT severity, object FROM clarify.lint();

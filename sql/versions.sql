@@ -116,6 +116,10 @@ SELECT severity, problem, regexp_replace(fix, '(id = |revoke\()\d+', '\1<id>') A
   FROM clarify.stale_approvals WHERE concept_id LIKE 'metric.ver%' ORDER BY kind, id;
 SELECT object = 'clarify.approvals id ' || :first_approval AS stale_object
   FROM clarify.stale_approvals WHERE concept_id LIKE 'metric.ver%';
+-- lint() lists the same rows, with their fixes.
+SELECT l.severity, l.problem = s.problem AS same_problem, l.fix = s.fix AS same_fix
+  FROM clarify.lint() l JOIN clarify.stale_approvals s ON s.object = l.object
+ WHERE s.concept_id LIKE 'metric.ver%';
 -- The user confirms the new definition: it verifies again.
 SET ROLE regress_app;
 SELECT clarify.confirm('q_ver_1', 'turnover', 'metric.ver_net', 'regress_agent', 'user:dana', '1 day', 'Show turnover') AS second_approval \gset
