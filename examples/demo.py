@@ -92,6 +92,8 @@ def main():
     agent = GatedSession(psycopg.connect(user="agent", autocommit=True))
     app = psycopg.connect(user="app", autocommit=True)
     dba = psycopg.connect(user="dba", autocommit=True)
+    owner = psycopg.connect(user="postgres", autocommit=True)
+    demo_started = owner.execute("SELECT now()").fetchone()[0]
 
     section("The catalog the DBA registered")
     table(dba.execute("SELECT id, label, owner, status FROM clarify.concepts ORDER BY id").fetchall(),
@@ -151,8 +153,21 @@ def main():
             f"\"{binding['term']}\", source {binding['source']})")
 
     section("5. Finance approves a default: \"revenue\" means Recognized revenue")
-    dba.execute("INSERT INTO clarify.defaults (term, concept_id, approved_by) "
-                "VALUES ('revenue', 'metric.recognized_revenue', 'Finance controller')")
+    add_default = ("INSERT INTO clarify.defaults (term, concept_id, approved_by) "
+                   "VALUES ('revenue', 'metric.recognized_revenue', 'Finance controller')")
+    say("  Before adding it, the extension's owner (who may read the tables the agent reads)")
+    say("  replays what the gate decided so far against the catalog with the default, in a")
+    say("  transaction rolled back: clarify.replay() runs and audits nothing.")
+    owner.execute("SELECT clarify.audit_wait()")
+    with owner.transaction():
+        owner.execute(add_default)
+        replayed = owner.execute(
+            "SELECT was_state, coalesce(now_state, now_detail->>'reason') AS now_state, count(*) "
+            "FROM clarify.replay(%s) GROUP BY 1, 2 ORDER BY 1, 2", (demo_started,)).fetchall()
+        raise psycopg.Rollback()
+    table(replayed, ["was", "now", "statements"])
+    say()
+    dba.execute(add_default)
     say("  dba: INSERT INTO clarify.defaults ... approved_by 'Finance controller'")
     record = ResolutionRecord("q_1044", "Show revenue for France last quarter")
     rows = ask_agent(agent, record, "metric.recognized_revenue", "France")

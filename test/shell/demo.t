@@ -6,7 +6,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 23
+plan 25
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)
 rc=$?
 check "./scripts/demo </dev/null exits 0" test "$rc" -eq 0
@@ -26,6 +26,9 @@ contains "with the synonym 'bookings', \"What is our revenue?\" is still asked a
     'asked about "revenue", the word the user said: the synonym does not settle it'
 contains "\"What are our bookings?\" runs through the synonym" "$out" \
     '(Booked revenue, through the term "bookings", source only_eligible)'
+contains "a default is replayed before it is added" "$out" "clarify.replay() runs and audits nothing"
+contains "the replay shows a refused question that the default would turn into a mismatch" "$out" \
+    "AMBIGUOUS | MISMATCH"
 contains "a period other than the one chosen is refused with QC003" "$out" "SQLSTATE QC003 MISMATCH"
 contains "the low-impact channel is assumed with a WARNING" "$out" 'WARNING: pg_clarify assumed Billing channel for "channel"'
 contains "the fan-out join is refused with QC006" "$out" "SQLSTATE QC006 GRAIN"
