@@ -47,11 +47,13 @@ SELECT last_value AS sequence_value FROM public.replay_seq;
 SELECT clarify.audit_wait() AS caught_up \gset
 SELECT count(*) - :audited_before AS new_audit_rows FROM clarify.audit_log;
 
--- Owner and audit readers only.
+-- Owner and audit readers only (the refusal's CONTEXT line differs between versions).
+\set SHOW_CONTEXT never
 SET ROLE regress_agent;
 SELECT * FROM clarify.replay(:'replay_since');
 SET ROLE regress_analyst;
 SELECT * FROM clarify.replay(:'replay_since');
 SELECT clarify.replay_decision('SELECT 1', 0, 0, NULL);
+\set SHOW_CONTEXT errors
 RESET ROLE;
 DROP SEQUENCE public.replay_seq;

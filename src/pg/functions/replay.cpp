@@ -76,6 +76,7 @@ std::string replay_one(const std::string &sql, Oid session_role, Oid acting_role
         } catch (const ReportedError &e) {
             why = e.message;
         } catch (...) {
+            why += " (an unexpected error)";
         }
         pg_guard([&] {
             RollbackAndReleaseCurrentSubTransaction();
