@@ -49,6 +49,7 @@ for dir in "$work"/*/; do
     done
     "$PG_BINDIR/psql" -X -q -d "$db" -f "$script" >"$work/$name.out" 2>&1
     for snippet in "$dir"*; do
+        [[ -e $snippet ]] || continue  # a document without snippets
         n=$(basename "$snippet"); n=${n%.*}
         label="docs/$name.md snippet $((10#$n))"
         if [[ $snippet == *.sh ]]; then
