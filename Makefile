@@ -5,7 +5,7 @@ DATA = $(wildcard catalog/pg_clarify--*.sql)
 PGFILEDESC = "pg_clarify - clarification gate for Text-to-SQL agents"
 
 CORE_SRCS = $(wildcard src/core/*.cpp src/core/*/*.cpp)
-GLUE_SRCS = $(wildcard src/pg/*.cpp src/pg/*/*.cpp)
+GLUE_SRCS = $(wildcard src/pg/*.cpp src/pg/*/*.cpp src/pg/*/*/*.cpp)
 OBJS = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 
 # `make installcheck` runs sql/*.sql in a temporary instance that preloads the library

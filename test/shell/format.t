@@ -14,7 +14,7 @@ if [[ -n ${CLARIFY_IN_CHROOT:-} ]]; then
 elif ! command -v clang-format >/dev/null; then
     fail "clang-format is installed"
 else
-    out=$(clang-format --dry-run src/core/*.hpp src/core/*/*.[ch]pp src/pg/*.[ch]pp src/pg/*/*.[ch]pp \
+    out=$(clang-format --dry-run src/core/*.hpp src/core/*/*.[ch]pp src/pg/*.[ch]pp src/pg/*/*.[ch]pp src/pg/*/*/*.[ch]pp \
         test/unit/*.cpp test/unit/*.hpp test/fuzz/*.cpp test/fuzz/*.hpp 2>&1)
     if [[ -z $out ]]; then pass "src/, test/unit/ and test/fuzz/ are clang-formatted"; else
         fail "src/, test/unit/ and test/fuzz/ are clang-formatted" "$(head -n 20 <<<"$out")"; fi

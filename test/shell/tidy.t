@@ -41,7 +41,7 @@ fi
 server_includes=$("$PG_BINDIR/pg_config" --includedir-server)
 # libpq-fe.h, for the standby's forwarding (src/pg/replica/forward.cpp).
 client_includes=$("$PG_BINDIR/pg_config" --includedir)
-found=$(findings src/pg/*.cpp src/pg/*/*.cpp -- "${newer[@]}" -- -std=c++17 -Isrc -I"$server_includes" \
+found=$(findings src/pg/*.cpp src/pg/*/*.cpp src/pg/*/*/*.cpp -- "${newer[@]}" -- -std=c++17 -Isrc -I"$server_includes" \
     -I"$client_includes" -D_GNU_SOURCE -Wno-register)
 if [[ -z $found ]]; then pass "clang-tidy finds nothing in src/pg"; else
     fail "clang-tidy finds nothing in src/pg" "$(head -n 20 <<<"$found")"; fi

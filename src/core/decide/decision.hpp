@@ -105,7 +105,7 @@ struct Slot {
 };
 
 // One aggregate (or aggregate used as a window function) whose argument reads a governed column,
-// as the plan shows it (src/pg/plan/grain_walk.cpp finds them).
+// as the plan shows it (src/pg/plan/grain/walk.cpp finds them).
 struct AggregateUse {
     ColumnKey column;
     std::string aggregate;  // the function's name

@@ -2,7 +2,7 @@
 #include "pg/executor/governed_reads.hpp"
 #include "pg/boundary.hpp"
 #include "pg/compat.hpp"
-#include "pg/plan/grain_walk.hpp"
+#include "pg/plan/grain/walk.hpp"
 #include "pg/plan/time_quals.hpp"
 
 extern "C" {

@@ -20,7 +20,7 @@ struct TimeQuals;
 // plan, cached together.
 struct PlanFacts {
     GovernedReads read;
-    std::vector<AggregateUse> aggregates;  // over governed columns (pg/plan/grain_walk.hpp)
+    std::vector<AggregateUse> aggregates;  // over governed columns (pg/plan/grain/walk.hpp)
     const TimeQuals *time = nullptr;       // in the plan's memory context; nullptr: none scanned
 };
 

@@ -1,5 +1,5 @@
 // The relations a plan node reads rows from, named in a grain fact's `via`
-// (pg/plan/grain_walk.cpp): computed once per node, so a CTE under many references is not walked
+// (pg/plan/grain/walk.cpp): computed once per node, so a CTE under many references is not walked
 // again.
 #pragma once
 

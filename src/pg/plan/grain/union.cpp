@@ -1,5 +1,5 @@
 #include "pg/pg.hpp"
-#include "pg/plan/grain_union.hpp"
+#include "pg/plan/grain/union.hpp"
 
 extern "C" {
 #include "nodes/plannodes.h"

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "pg/pg.hpp"
-#include "pg/plan/grain_proof.hpp"
+#include "pg/plan/grain/proof.hpp"
 
 extern "C" {
 #include "nodes/pg_list.h"

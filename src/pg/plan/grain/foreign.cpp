@@ -1,6 +1,6 @@
 #include "pg/pg.hpp"
 #include "pg/compat.hpp"
-#include "pg/plan/grain_foreign.hpp"
+#include "pg/plan/grain/foreign.hpp"
 
 extern "C" {
 #include "nodes/nodeFuncs.h"

@@ -1,5 +1,5 @@
 #include "pg/pg.hpp"
-#include "pg/plan/grain_totals.hpp"
+#include "pg/plan/grain/totals.hpp"
 #include "pg/plan/plan_nodes.hpp"
 #include "pg/plan/walk_budget.hpp"
 

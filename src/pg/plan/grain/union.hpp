@@ -3,7 +3,7 @@
 #pragma once
 
 #include "pg/pg.hpp"
-#include "pg/plan/grain_walk.hpp"
+#include "pg/plan/grain/walk.hpp"
 
 extern "C" {
 #include "nodes/plannodes.h"

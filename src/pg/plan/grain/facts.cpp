@@ -1,8 +1,8 @@
 #include "pg/pg.hpp"
-#include "pg/plan/grain_trace.hpp"
-#include "pg/plan/grain_foreign.hpp"
-#include "pg/plan/grain_subplans.hpp"
-#include "pg/plan/grain_totals.hpp"
+#include "pg/plan/grain/trace.hpp"
+#include "pg/plan/grain/foreign.hpp"
+#include "pg/plan/grain/subplans.hpp"
+#include "pg/plan/grain/totals.hpp"
 
 extern "C" {
 #include "parser/parsetree.h"
@@ -53,7 +53,7 @@ void add_path(Trace *t, AggregateFact *fact, int joins, bool repeated, Scan *sca
     for (int i = 0; i < joins; ++i) {
         Step *step = (Step *)list_nth(t->path, i);
         // A subquery's rows repeat once per outer row it is evaluated for
-        // (pg/plan/grain_subplans.hpp).
+        // (pg/plan/grain/subplans.hpp).
         if (step->sub ? scan && !grain::subplan_repeats(&t->proofs, t->path, i, scan)
                       : !grain::join_repeats(&t->proofs, step->join, step->from_outer))
             continue;

@@ -1,6 +1,6 @@
 #include "pg/pg.hpp"
 #include "pg/compat.hpp"
-#include "pg/plan/grain_proof.hpp"
+#include "pg/plan/grain/proof.hpp"
 #include "pg/plan/plan_nodes.hpp"
 
 extern "C" {

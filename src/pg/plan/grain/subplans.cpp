@@ -1,6 +1,6 @@
 #include "pg/pg.hpp"
 #include "pg/compat.hpp"
-#include "pg/plan/grain_subplans.hpp"
+#include "pg/plan/grain/subplans.hpp"
 #include "pg/plan/plan_nodes.hpp"
 
 extern "C" {

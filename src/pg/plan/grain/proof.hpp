@@ -4,7 +4,7 @@
 #pragma once
 
 #include "pg/pg.hpp"
-#include "pg/plan/grain_walk.hpp"
+#include "pg/plan/grain/walk.hpp"
 #include "pg/plan/walk_budget.hpp"
 
 extern "C" {

@@ -1,14 +1,14 @@
 // One aggregate's argument traced down the plan to the scans whose columns it reads, with the
 // joins, subqueries and repeaters on the way (docs/reference.md, "Grain"): the trace's state,
-// following a column through plan nodes (pg/plan/grain_trace.cpp), and the facts recorded at
-// the scan it reaches (pg/plan/grain_facts.cpp). pg/plan/grain_walk.cpp starts a trace per
+// following a column through plan nodes (pg/plan/grain/trace.cpp), and the facts recorded at
+// the scan it reaches (pg/plan/grain/facts.cpp). pg/plan/grain/walk.cpp starts a trace per
 // aggregate.
 #pragma once
 
 #include "pg/pg.hpp"
-#include "pg/plan/grain_proof.hpp"
-#include "pg/plan/grain_relations.hpp"
-#include "pg/plan/grain_walk.hpp"
+#include "pg/plan/grain/proof.hpp"
+#include "pg/plan/grain/relations.hpp"
+#include "pg/plan/grain/walk.hpp"
 #include "pg/plan/walk_budget.hpp"
 
 extern "C" {

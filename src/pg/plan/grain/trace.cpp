@@ -1,9 +1,9 @@
 #include "pg/pg.hpp"
 #include "pg/compat.hpp"
-#include "pg/plan/grain_trace.hpp"
-#include "pg/plan/grain_subplans.hpp"
-#include "pg/plan/grain_totals.hpp"
-#include "pg/plan/grain_union.hpp"
+#include "pg/plan/grain/trace.hpp"
+#include "pg/plan/grain/subplans.hpp"
+#include "pg/plan/grain/totals.hpp"
+#include "pg/plan/grain/union.hpp"
 #include "pg/plan/plan_nodes.hpp"
 
 extern "C" {

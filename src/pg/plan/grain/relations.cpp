@@ -1,5 +1,5 @@
 #include "pg/pg.hpp"
-#include "pg/plan/grain_relations.hpp"
+#include "pg/plan/grain/relations.hpp"
 #include "pg/plan/plan_nodes.hpp"
 
 extern "C" {
