@@ -1,5 +1,6 @@
 #include "core/decide/grain.hpp"
 #include "core/decide/rules.hpp"
+#include "core/decide/units.hpp"
 
 #include <algorithm>
 
@@ -238,6 +239,8 @@ std::vector<Slot> grain_slots(const Catalog &catalog, const detail::Rules &rules
             merge(slots, fanout_slot(*concept, term, use.via, use.repeated), *concept,
                   column->name);
         if (auto s = additivity_slot(*concept, term, *column, use))
+            merge(slots, std::move(*s), *concept, column->name);
+        if (auto s = unit_slot(*concept, term, *column, use, aggregates, catalog))
             merge(slots, std::move(*s), *concept, column->name);
     }
     return slots;

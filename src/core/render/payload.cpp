@@ -42,6 +42,8 @@ const char *kind_of(const Slot &s) {
             return "additivity";
         case SlotCheck::Question:
             return "question";
+        case SlotCheck::Unit:
+            return "unit";
         case SlotCheck::Meaning:
             break;
     }
@@ -74,6 +76,10 @@ json slot_json(const Catalog &catalog, const Slot &s) {
         o["actual"] = text_or_null(s.actual);
     }
     if (s.check == SlotCheck::Fanout) o["via"] = s.via;
+    if (s.check == SlotCheck::Unit) {
+        o["aggregate"] = s.aggregate;
+        o["unit_column"] = s.unit_column;
+    }
     if (s.check == SlotCheck::Additivity) {
         o["aggregate"] = s.aggregate;
         o["allowed"] = s.allowed;
