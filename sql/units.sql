@@ -128,7 +128,23 @@ SELECT version - :before AS raised_by_unit_column FROM clarify.concepts WHERE id
 UPDATE clarify.concept_columns SET unit_column = 'currency' WHERE concept_id = 'metric.fx_mrr';
 SET ROLE regress_agent;
 SELECT unit_gate($$SELECT sum(amount) FROM fx.invoices$$) AS fixed_unit_sums;
+-- Where people read the label, the fixed unit follows it: the reason, the HINT, the options.
+SELECT g ->> 'hint' AS hint, g -> 'detail' -> 'slots' -> 0 ->> 'reason' AS reason
+FROM gate($$SELECT sum(i.amount) FROM fx.invoices i JOIN fx.invoices j ON j.subscription_id = i.subscription_id$$) g;
 RESET ROLE;
+INSERT INTO clarify.concepts (id, kind, label, description, owner, status, unit) VALUES
+  ('metric.fx_invoiced_net', 'metric', 'Net invoiced amount', 'Invoice totals less credit notes', 'Finance', 'approved', 'EUR');
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES
+  ('metric.fx_invoiced_net', 'fx.invoices', 'amount');
+INSERT INTO clarify.terms (term, concept_id) VALUES ('invoiced', 'metric.fx_invoiced_net');
+SET ROLE regress_agent;
+SELECT g ->> 'hint' AS hint, jsonb_path_query_array(g, '$.detail.slots[0].options[*].label') AS labels
+FROM gate($$SELECT amount FROM fx.invoices$$) g;
+RESET ROLE;
+
+DELETE FROM clarify.terms WHERE concept_id = 'metric.fx_invoiced_net';
+DELETE FROM clarify.concept_columns WHERE concept_id = 'metric.fx_invoiced_net';
+DELETE FROM clarify.concepts WHERE id = 'metric.fx_invoiced_net';
 
 -- A unit column dropped from the table: every aggregate of the measure is refused, it says why.
 ALTER TABLE fx.invoices ADD COLUMN ccy text;

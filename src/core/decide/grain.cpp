@@ -90,7 +90,7 @@ Slot fanout_slot(const Concept &concept, const std::string &term,
         add_once(s.via, r);
         add_once(read_twice, spoken_rows(r));
     }
-    const std::string &label = concept.label;
+    const std::string label = label_with_unit(concept);
     const std::string branches = "the same " + listed(read_twice, " and ") +
                                  " are read by more than one branch of a UNION ALL";
     const std::string read_once =
@@ -132,7 +132,7 @@ std::vector<std::string> usable_aggregates(const Concept &concept) {
 // The additivity slot of one aggregate, if its use breaks the measure's definition.
 std::optional<Slot> additivity_slot(const Concept &concept, const std::string &term,
                                     const GovernedColumn &column, const AggregateUse &use) {
-    const std::string &label = concept.label;
+    const std::string label = label_with_unit(concept);
     // The list names PostgreSQL's aggregates: a user's aggregate of the same name may sum.
     if (concept.has_allowed_aggregates &&
         (!use.builtin ||
