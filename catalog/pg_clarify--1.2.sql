@@ -2824,3 +2824,129 @@ CREATE FUNCTION clarify.lint()
 COMMENT ON FUNCTION clarify.lint() IS
     'What in the catalog will surprise users (ambiguity hidden by a synonym, dead mappings, inverted windows, defaults and approvals for no agent, unapproved concepts in use, semi-additive measures without a snapshot, stale defaults and approvals), each with a fix to paste.';
 REVOKE ALL ON FUNCTION clarify.lint() FROM PUBLIC;
+
+-- Units and time zones
+--------------------------------------------------------------------------------------------------
+
+-- A measure's unit (docs/dba-guide.md, "Currencies and units"): either a column of the mapped
+-- relation holding each row's unit (a currency code), whose values the gate never lets one
+-- aggregate mix, or one fixed unit shown after the concept's label. Not both: a fixed unit
+-- would hide the column's mix. A time window's zone (docs/dba-guide.md, "Time zones") is an
+-- IANA name, so a DST change moves the bounds as the business's clocks move.
+ALTER TABLE clarify.concept_columns ADD COLUMN unit_column name;
+ALTER TABLE clarify.concepts ADD COLUMN unit text;
+ALTER TABLE clarify.concepts ADD COLUMN window_time_zone text;
+ALTER TABLE clarify.concepts ADD CONSTRAINT concepts_unit_check CHECK (unit ~ '[^[:space:]]');
+
+COMMENT ON COLUMN clarify.concept_columns.unit_column IS
+    'A column of the same relation holding each row''s unit (e.g. a currency code): an aggregate of the measure must group by it or restrict it to one value (NULL: no unit column).';
+COMMENT ON COLUMN clarify.concepts.unit IS
+    'The fixed unit of a metric (e.g. EUR), shown after its label; not with a unit_column mapping (NULL: none).';
+COMMENT ON COLUMN clarify.concepts.window_time_zone IS
+    'An IANA time zone name in which a time window''s bounds are evaluated and its dates shown (NULL: the session''s TimeZone).';
+
+CREATE FUNCTION clarify_internal.concepts_units_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.unit IS NOT NULL AND NEW.kind <> 'metric' THEN
+        RAISE EXCEPTION 'concept "%" is a %: only a metric has a unit', NEW.id, NEW.kind
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.unit IS NOT NULL
+       AND EXISTS (SELECT 1 FROM clarify.concept_columns cc
+                    WHERE cc.concept_id = NEW.id AND cc.unit_column IS NOT NULL) THEN
+        RAISE EXCEPTION 'concept "%" has a unit column: it cannot have a fixed unit too', NEW.id
+            USING ERRCODE = 'check_violation',
+                  HINT = 'Set unit_column to NULL in clarify.concept_columns first, or leave unit NULL.';
+    END IF;
+    IF NEW.window_time_zone IS NOT NULL AND NEW.kind <> 'time_window' THEN
+        RAISE EXCEPTION 'concept "%" is a %: only a time_window has a window_time_zone', NEW.id, NEW.kind
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.window_time_zone IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_timezone_names z
+                        WHERE z.name = NEW.window_time_zone) THEN
+        RAISE EXCEPTION 'window_time_zone of concept "%": "%" is not a time zone name',
+                        NEW.id, NEW.window_time_zone
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Use an IANA name such as Europe/Paris or America/New_York (SELECT name FROM pg_timezone_names).';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.concepts_units_check() IS
+    'Internal: refuses a unit on a concept that is not a metric or that has a unit column, and a window_time_zone that is not an IANA zone of a time window.';
+
+CREATE TRIGGER concepts_units_check
+    BEFORE INSERT OR UPDATE OF kind, unit, window_time_zone ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.concepts_units_check();
+
+-- A unit or a zone is part of what the number means: changing one gives a new version (§18).
+CREATE FUNCTION clarify_internal.concepts_units_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.unit, NEW.window_time_zone) IS DISTINCT FROM (OLD.unit, OLD.window_time_zone)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.concepts_units_version() IS
+    'Internal: gives a concept a new version whenever its unit or window_time_zone changes.';
+
+CREATE TRIGGER concepts_units_version
+    BEFORE UPDATE ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.concepts_units_version();
+
+-- A kept mapping (its relation gone) is checked when the relation exists again.
+CREATE FUNCTION clarify_internal.concept_columns_unit_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.unit_column IS NULL THEN
+        RETURN NEW;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                    WHERE a.attrelid = NEW.relation AND a.attname = NEW.unit_column
+                      AND a.attnum > 0 AND NOT a.attisdropped) THEN
+        RAISE EXCEPTION 'unit column "%" does not exist in relation "%"', NEW.unit_column, NEW.relation
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF NEW.unit_column = NEW.column_name THEN
+        RAISE EXCEPTION 'unit column "%" of relation "%" is the mapped column itself',
+                        NEW.unit_column, NEW.relation
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF EXISTS (SELECT 1 FROM clarify.concepts c WHERE c.id = NEW.concept_id AND c.kind <> 'metric') THEN
+        RAISE EXCEPTION 'concept "%" is not a metric: only a metric has a unit column', NEW.concept_id
+            USING ERRCODE = 'check_violation';
+    END IF;
+    IF EXISTS (SELECT 1 FROM clarify.concepts c WHERE c.id = NEW.concept_id AND c.unit IS NOT NULL) THEN
+        RAISE EXCEPTION 'concept "%" has a fixed unit: it cannot have a unit column too', NEW.concept_id
+            USING ERRCODE = 'check_violation',
+                  HINT = 'Set unit to NULL in clarify.concepts first, or leave unit_column NULL.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.concept_columns_unit_check() IS
+    'Internal: refuses a unit column that is not in the relation, is the mapped column, or belongs to a concept that is not a metric or has a fixed unit.';
+
+CREATE TRIGGER concept_columns_unit_check
+    BEFORE INSERT OR UPDATE OF relation, column_name, concept_id, unit_column ON clarify.concept_columns
+    FOR EACH ROW WHEN (NEW.attnum IS NOT NULL)
+    EXECUTE FUNCTION clarify_internal.concept_columns_unit_check();
+
+REVOKE ALL ON FUNCTION clarify_internal.concepts_units_check(),
+                       clarify_internal.concepts_units_version(),
+                       clarify_internal.concept_columns_unit_check() FROM PUBLIC;

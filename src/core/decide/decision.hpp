@@ -70,7 +70,7 @@ struct Coverage {
 
 // What a slot is about: a meaning to resolve, how a measure is aggregated (core/decide/grain.hpp),
 // or the user's question itself (pg_clarify.require_question).
-enum class SlotCheck { Meaning, Fanout, Additivity, Question };
+enum class SlotCheck { Meaning, Fanout, Additivity, Question, Unit };
 
 // One thing the user must be asked about (a meaning read that nothing approved), or the agent
 // told to rewrite (a grain problem).
@@ -102,6 +102,7 @@ struct Slot {
     std::string aggregate;
     std::vector<std::string> allowed;
     std::string advice;
+    std::string unit_column;  // unit slots: the column to group by or filter on (§16)
 };
 
 // One aggregate (or aggregate used as a window function) whose argument reads a governed column,
@@ -120,10 +121,15 @@ struct AggregateUse {
     // restricts to one value: a semi-additive measure is summed per snapshot when its snapshot
     // column is among them.
     std::vector<std::int16_t> per_value;
+    // Which aggregate of the statement this is (uses of one aggregate share it), and the columns
+    // of `per_value` the scan's conditions fix (not grouped by), each with its value's key: equal
+    // keys are one value (src/pg/plan/grain/units.hpp).
+    int instance = 0;
+    std::vector<std::pair<std::int16_t, std::string>> fixed;
     bool operator==(const AggregateUse &o) const {
         return column == o.column && aggregate == o.aggregate && builtin == o.builtin &&
                distinct == o.distinct && via == o.via && repeated == o.repeated &&
-               per_value == o.per_value;
+               per_value == o.per_value && instance == o.instance && fixed == o.fixed;
     }
 };
 

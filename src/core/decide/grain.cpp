@@ -1,5 +1,6 @@
 #include "core/decide/grain.hpp"
 #include "core/decide/rules.hpp"
+#include "core/decide/units.hpp"
 
 #include <algorithm>
 
@@ -89,7 +90,7 @@ Slot fanout_slot(const Concept &concept, const std::string &term,
         add_once(s.via, r);
         add_once(read_twice, spoken_rows(r));
     }
-    const std::string &label = concept.label;
+    const std::string label = label_with_unit(concept);
     const std::string branches = "the same " + listed(read_twice, " and ") +
                                  " are read by more than one branch of a UNION ALL";
     const std::string read_once =
@@ -131,7 +132,7 @@ std::vector<std::string> usable_aggregates(const Concept &concept) {
 // The additivity slot of one aggregate, if its use breaks the measure's definition.
 std::optional<Slot> additivity_slot(const Concept &concept, const std::string &term,
                                     const GovernedColumn &column, const AggregateUse &use) {
-    const std::string &label = concept.label;
+    const std::string label = label_with_unit(concept);
     // The list names PostgreSQL's aggregates: a user's aggregate of the same name may sum.
     if (concept.has_allowed_aggregates &&
         (!use.builtin ||
@@ -238,6 +239,8 @@ std::vector<Slot> grain_slots(const Catalog &catalog, const detail::Rules &rules
             merge(slots, fanout_slot(*concept, term, use.via, use.repeated), *concept,
                   column->name);
         if (auto s = additivity_slot(*concept, term, *column, use))
+            merge(slots, std::move(*s), *concept, column->name);
+        if (auto s = unit_slot(*concept, term, *column, use, aggregates, catalog))
             merge(slots, std::move(*s), *concept, column->name);
     }
     return slots;

@@ -1,4 +1,5 @@
 #include "core/decide/rules.hpp"
+#include "core/decide/units.hpp"
 
 #include <algorithm>
 
@@ -88,7 +89,7 @@ bool Rules::eligible(const std::string &concept_id) const {
 
 std::string Rules::label(const std::string &concept_id) const {
     const Concept *c = catalog_.concept(concept_id);
-    return c ? c->label : concept_id;
+    return c ? label_with_unit(*c) : concept_id;
 }
 
 std::vector<std::string> Rules::eligible_candidates(const std::string &term) const {

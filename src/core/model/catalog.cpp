@@ -168,6 +168,21 @@ void Catalog::add_column(ColumnKey key, const std::string &name, const std::stri
         column.concept_ids.push_back(concept_id);
 }
 
+void Catalog::add_unit_column(ColumnKey key, const std::string &concept_id, std::int16_t attnum,
+                              const std::string &column) {
+    auto it = columns_.find(key);
+    if (it != columns_.end() && !it->second.unit_of(concept_id))
+        it->second.units.push_back({concept_id, attnum, column});
+}
+
+void Catalog::set_units(const std::string &concept_id, const std::string &unit,
+                        const std::string &window_time_zone) {
+    auto it = concepts_.find(concept_id);
+    if (it == concepts_.end()) return;
+    it->second.unit = unit;
+    it->second.window_time_zone = window_time_zone;
+}
+
 void Catalog::finalize() {
     // Stable orders make payloads and tests deterministic whatever the load order.
     auto sort_unique = [](std::vector<std::string> &v) {

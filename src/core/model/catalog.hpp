@@ -36,6 +36,13 @@ struct GovernedColumn {
         std::string column;
     };
     std::vector<Snapshot> snapshots;
+    // Per concept with a unit column (§16): attnum 0 when the named column is missing.
+    std::vector<Snapshot> units;
+    const Snapshot *unit_of(const std::string &concept_id) const {
+        for (const Snapshot &s : units)
+            if (s.concept_id == concept_id) return &s;
+        return nullptr;
+    }
     const Snapshot *snapshot_of(const std::string &concept_id) const {
         for (const Snapshot &s : snapshots)
             if (s.concept_id == concept_id) return &s;
@@ -52,6 +59,12 @@ class Catalog {
     void add_approval(Approval approval);
     void add_column(ColumnKey key, const std::string &name, const std::string &concept_id,
                     std::int16_t snapshot_attnum = 0, const std::string &snapshot_column = "");
+    // The unit column of the measure in `key` (added first with add_column) for one concept;
+    // a concept's fixed unit and window time zone (added first with add_concept).
+    void add_unit_column(ColumnKey key, const std::string &concept_id, std::int16_t attnum,
+                         const std::string &column);
+    void set_units(const std::string &concept_id, const std::string &unit,
+                   const std::string &window_time_zone);
     // Dates the measure in `key` (added first with add_column) for one of its concepts.
     void add_time_policy(ColumnKey key, TimePolicy policy);
     // A term's impact: the highest its rows give (High when none says).

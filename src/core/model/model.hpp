@@ -42,6 +42,8 @@ struct Concept {
     // The only aggregate names allowed; empty with has_allowed_aggregates false: any.
     bool has_allowed_aggregates = false;
     std::vector<std::string> allowed_aggregates;
+    // A metric's fixed unit, shown after its label; a time window's IANA zone (§16): empty: none.
+    std::string unit, window_time_zone;
 
     // Eligible: approved, available and inside its validity window at `now`.
     bool eligible(Timestamp now) const {

@@ -1,4 +1,5 @@
 #include "core/render/payload.hpp"
+#include "core/decide/units.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +17,7 @@ json option_json(const Catalog &catalog, const std::string &id) {
     const Concept *c = catalog.concept(id);
     json o = json::object();
     o["value"] = id;
-    o["label"] = c ? c->label : id;
+    o["label"] = c ? label_with_unit(*c) : id;
     o["description"] = c ? c->description : "";
     o["owner"] = c ? c->owner : "";
     return o;
@@ -42,6 +43,8 @@ const char *kind_of(const Slot &s) {
             return "additivity";
         case SlotCheck::Question:
             return "question";
+        case SlotCheck::Unit:
+            return "unit";
         case SlotCheck::Meaning:
             break;
     }
@@ -74,6 +77,10 @@ json slot_json(const Catalog &catalog, const Slot &s) {
         o["actual"] = text_or_null(s.actual);
     }
     if (s.check == SlotCheck::Fanout) o["via"] = s.via;
+    if (s.check == SlotCheck::Unit) {
+        o["aggregate"] = s.aggregate;
+        o["unit_column"] = s.unit_column;
+    }
     if (s.check == SlotCheck::Additivity) {
         o["aggregate"] = s.aggregate;
         o["allowed"] = s.allowed;
@@ -108,7 +115,7 @@ std::string options_sentence(const Catalog &catalog, const std::vector<std::stri
     for (std::size_t i = 0; i < ids.size(); ++i) {
         const Concept *c = catalog.concept(ids[i]);
         if (i > 0) out += (i + 1 == ids.size()) ? " or " : ", ";
-        out += c ? c->label : ids[i];
+        out += c ? label_with_unit(*c) : ids[i];
         if (c && !c->description.empty()) out += " (" + c->description + ")";
     }
     return out;
@@ -116,13 +123,13 @@ std::string options_sentence(const Catalog &catalog, const std::vector<std::stri
 
 std::string term_of_measure(const Catalog &catalog, const Slot &s) {
     const Concept *c = catalog.concept(s.actual);
-    return c ? c->label : s.actual;
+    return c ? label_with_unit(*c) : s.actual;
 }
 
 std::string term_of(const Catalog &catalog, const Slot &s) {
     if (!s.term.empty()) return "\"" + s.term + "\"";
     const Concept *c = catalog.concept(s.actual);
-    return "\"" + (c ? c->label : s.actual) + "\"";
+    return "\"" + (c ? label_with_unit(*c) : s.actual) + "\"";
 }
 
 // Messages and hints are single lines whatever the record or catalog holds.

@@ -136,6 +136,34 @@ void load_time_catalog(Catalog &catalog) {
     }
 }
 
+// Units and time zones (catalog 1.2, §16). A unit column that no longer exists leaves number 0,
+// which no grouping or condition names: every aggregate of the measure is then refused.
+void load_units(Catalog &catalog) {
+    if (!catalog_has_column("concept_columns", "unit_column")) return;
+    Rows concepts = query(
+        "SELECT id, coalesce(unit, ''), coalesce(window_time_zone, '') "
+        "FROM clarify.concepts WHERE unit IS NOT NULL OR window_time_zone IS NOT NULL");
+    for (uint64 r = 0; r < concepts.count; ++r)
+        catalog.set_units(text(concepts, r, 0), text(concepts, r, 1), text(concepts, r, 2));
+    const std::string units_sql =
+        mapped_and_family() +
+        "SELECT cc.concept_id, m.attrelid::text, m.attnum::text, coalesce(u.attnum, 0)::text, "
+        "       cc.unit_column::text "
+        "FROM mapped mp JOIN clarify.concept_columns cc ON cc.ctid = mp.row_id "
+        "JOIN family f ON f.root = mp.rel "
+        "JOIN pg_catalog.pg_attribute m ON m.attrelid = f.member AND m.attname = mp.att "
+        "  AND m.attnum > 0 AND NOT m.attisdropped "
+        "LEFT JOIN pg_catalog.pg_attribute u ON u.attrelid = f.member "
+        "  AND u.attname = cc.unit_column AND u.attnum > 0 AND NOT u.attisdropped "
+        "WHERE cc.unit_column IS NOT NULL";
+    Rows units = query(units_sql.c_str());
+    for (uint64 r = 0; r < units.count; ++r)
+        catalog.add_unit_column(ColumnKey{static_cast<Oid>(integer(units, r, 1)),
+                                          static_cast<AttrNumber>(integer(units, r, 2))},
+                                text(units, r, 0), static_cast<std::int16_t>(integer(units, r, 3)),
+                                text(units, r, 4));
+}
+
 // Keys declared unique (clarify.unique_keys), by attribute number: one row per key column.
 void load_unique_keys(Catalog &catalog) {
     Rows keys = query(
@@ -318,6 +346,7 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
     load_approvals(catalog, by_name);
     load_columns(catalog, grain, governed_relations);
     load_time_catalog(catalog);
+    load_units(catalog);
     if (grain) load_unique_keys(catalog);
     log_lost_mappings();
     catalog.finalize();

@@ -11,6 +11,7 @@ extern "C" {
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
 #include "parser/parser.h"
+#include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/guc.h"
@@ -100,6 +101,27 @@ bool evaluate_bound(Expr *planned, Oid type, EState **estate, Timestamp *out) {
     return !isnull && instant_of(value, type, out);
 }
 
+// Runs `body` with the window's zone (§16) as the session's: the zone pointer is swapped, not the
+// TimeZone setting, which pg/executor/time_zone_hold.cpp holds while a dated statement runs.
+// PostgreSQL level: raises for a zone the server no longer knows.
+template <typename Body>
+void in_window_zone(const Concept &c, Body body) {
+    pg_tz *saved = session_timezone;
+    if (!c.window_time_zone.empty()) {
+        pg_tz *zone = pg_tzset(c.window_time_zone.c_str());
+        if (!zone)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("time zone \"%s\" of time window \"%s\" is not known",
+                                   c.window_time_zone.c_str(), c.id.c_str())));
+        session_timezone = zone;
+    }
+    PG_TRY();
+    { body(); }
+    PG_FINALLY();
+    { session_timezone = saved; }
+    PG_END_TRY();
+}
+
 // The planned bounds of each window, per catalog: parsed at the first statement that needs them.
 struct ParsedWindow {
     Expr *start = nullptr, *end = nullptr;
@@ -132,8 +154,11 @@ const ParsedWindow &parsed_window(const Catalog &catalog, const Concept &c) {
         MemoryContext old = MemoryContextSwitchTo(window_cache.context);
         PG_TRY();
         {
-            w.start = parse_bound(id, "window_start", start, &w.start_type);
-            w.end = parse_bound(id, "window_end", end, &w.end_type);
+            // A timestamptz literal is read when parsed: in the window's zone too.
+            in_window_zone(c, [&] {
+                w.start = parse_bound(id, "window_start", start, &w.start_type);
+                w.end = parse_bound(id, "window_end", end, &w.end_type);
+            });
         }
         PG_FINALLY();
         { MemoryContextSwitchTo(old); }
@@ -194,8 +219,10 @@ std::vector<std::pair<std::string, TimeRange>> bound_windows(
         Bounds bounds = pg_guard([&] {
             Bounds v{};
             EState *estate = nullptr;
-            v.has_start = evaluate_bound(w.start, w.start_type, &estate, &v.start);
-            v.has_end = evaluate_bound(w.end, w.end_type, &estate, &v.end);
+            in_window_zone(*c, [&] {
+                v.has_start = evaluate_bound(w.start, w.start_type, &estate, &v.start);
+                v.has_end = evaluate_bound(w.end, w.end_type, &estate, &v.end);
+            });
             if (estate) FreeExecutorState(estate);
             return v;
         });

@@ -101,6 +101,8 @@ std::vector<AggregateUse> governed_aggregates(const Catalog &catalog, AggregateF
         }
         if (f.branches) use.repeated.push_back(relation_name(f.relation));
         use.per_value.assign(f.per_value, f.per_value + f.n_per_value);
+        use.instance = f.serial;
+        for (int v = 0; v < f.n_fixed; ++v) use.fixed.emplace_back(f.fixed[v], f.fixed_values[v]);
         for (ColumnKey key : keys) {
             use.column = key;
             if (std::find(out.begin(), out.end(), use) == out.end()) out.push_back(use);

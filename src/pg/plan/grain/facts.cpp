@@ -3,6 +3,7 @@
 #include "pg/plan/grain/foreign.hpp"
 #include "pg/plan/grain/subplans.hpp"
 #include "pg/plan/grain/totals.hpp"
+#include "pg/plan/grain/units.hpp"
 
 extern "C" {
 #include "parser/parsetree.h"
@@ -15,7 +16,8 @@ void add_fact(Trace *t, const AggregateFact &fact) {
         t->capacity *= 2;
         t->facts = (AggregateFact *)repalloc(t->facts, sizeof(AggregateFact) * t->capacity);
     }
-    t->facts[t->count++] = fact;
+    t->facts[t->count] = fact;
+    t->facts[t->count++].serial = t->serial;
 }
 
 // A read of range entry `rti` the walk cannot follow to its rows (through `joined`, a join of
@@ -94,7 +96,8 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     // Values handed to a subquery on the way vary with the outer row.
     Bitmapset *fixed_params = t->proofs.loop_params;
     t->proofs.loop_params = grain::with_subquery_params(fixed_params, t->path);
-    Bitmapset *single = grain::scan_single_valued(&t->proofs, scan);
+    List *values = NIL;
+    Bitmapset *single = grain::scan_single_valued(&t->proofs, scan, &values);
     t->proofs.loop_params = fixed_params;
     int before = t->steps_left;
     Collapse *collapse = grain::collapse_for(&t->proofs, t->collapses, scan, t->route, rte->relid,
@@ -110,8 +113,10 @@ void reach_scan(Trace *t, Scan *scan, AttrNumber attnum) {
     add_path(t, &fact, joins, repeaters > 0, scan);
     // Grouped by a column of this very scan: another scan of the table holds other values.
     before = t->steps_left;
-    single = bms_join(single, grain::columns_of_scan(t->grouped, scan, t->route, &t->steps_left));
+    Bitmapset *grouped = grain::columns_of_scan(t->grouped, scan, t->route, &t->steps_left);
     charge(t, before);
+    grain::record_fixed(&fact, values, grouped);
+    single = bms_join(single, grouped);
     fact.per_value = (AttrNumber *)palloc(sizeof(AttrNumber) * (bms_num_members(single) + 1));
     int a = -1;
     while ((a = bms_next_member(single, a)) >= 0) fact.per_value[fact.n_per_value++] = a;

@@ -363,7 +363,7 @@ AttrNumber scan_column(Scan *scan, Var *var) {
     return 0;
 }
 
-Bitmapset *scan_single_valued(Proofs *p, Scan *scan) {
+Bitmapset *scan_single_valued(Proofs *p, Scan *scan, List **values) {
     Bitmapset *out = nullptr;
     ListCell *lc;
     foreach (lc, plan_nodes::node_quals(&scan->plan)) {
@@ -375,7 +375,13 @@ Bitmapset *scan_single_valued(Proofs *p, Scan *scan) {
                 has_param((Node *)r, p->loop_params))
                 continue;
             AttrNumber a = scan_column(scan, v);
-            if (a > 0) out = bms_add_member(out, a);
+            if (a <= 0 || bms_is_member(a, out)) continue;
+            out = bms_add_member(out, a);
+            if (values) {
+                FixedColumn *fixed = (FixedColumn *)palloc(sizeof(FixedColumn));
+                *fixed = FixedColumn{a, r};
+                *values = lappend(*values, fixed);
+            }
         }
     }
     return out;

@@ -29,7 +29,12 @@ bool join_repeats(Proofs *p, Plan *join, bool from_outer);
 
 // The columns of the relation `scan` reads that its quals fix to one value for the whole
 // execution (constants, statement parameters, initplan results).
-Bitmapset *scan_single_valued(Proofs *p, Scan *scan);
+// With `values`, also appends each column's FixedColumn (the value its first qual gives it).
+struct FixedColumn {
+    AttrNumber attnum;
+    Expr *value;
+};
+Bitmapset *scan_single_valued(Proofs *p, Scan *scan, List **values = nullptr);
 
 // The base column a Var evaluated at `scan` stands for (0 when none).
 AttrNumber scan_column(Scan *scan, Var *var);

@@ -1,5 +1,6 @@
 #include "pg/pg.hpp"
 #include "pg/plan/grain/union.hpp"
+#include "pg/plan/grain/units.hpp"
 
 extern "C" {
 #include "nodes/plannodes.h"
@@ -57,7 +58,7 @@ int compare_facts(const AggregateFact &x, const AggregateFact &y) {
     if (int c = cmp(x.n_per_value, y.n_per_value)) return c;
     for (int v = 0; v < x.n_per_value; ++v)
         if (int c = cmp(x.per_value[v], y.per_value[v])) return c;
-    return 0;
+    return compare_fixed(x, y);
 }
 
 // Indexes into the facts array `arg`, by fact, then by position (the first of equals first).

@@ -26,6 +26,13 @@ struct AggregateFact {
     int n_per_value;
     // Read again, the same rows of `relation`, by another branch of a UNION ALL above.
     bool branches;
+    // Which aggregate of the plan (facts of one aggregate share it), and the columns of `per_value`
+    // the scan's quals fix rather than the aggregate groups by, each with its value's key
+    // (pg/plan/grain/units.hpp): two scans fixing a unit column to other values mix units.
+    int serial;
+    AttrNumber *fixed;
+    const char **fixed_values;
+    int n_fixed;
 };
 
 struct AggregateFacts {

@@ -1,0 +1,71 @@
+-- Time zones (docs/reference.md, "Units and time zones"): a time window with window_time_zone has
+-- its bounds evaluated in that zone; the statement's range is still read in the session's zone;
+-- both compare as instants, across a DST change too.
+SET client_min_messages = warning;
+CREATE SCHEMA tz;
+GRANT USAGE ON SCHEMA tz TO PUBLIC;
+CREATE TABLE tz.sales (id int PRIMARY KEY, sold_at timestamptz, amount numeric);
+INSERT INTO tz.sales SELECT g, timestamptz '2026-01-01 00:00+00' + g * interval '1 day', g
+FROM generate_series(1, 300) g;
+GRANT SELECT ON tz.sales TO PUBLIC;
+INSERT INTO clarify.concepts (id, kind, label, description, owner, status, window_start, window_end, window_time_zone) VALUES
+  ('metric.tz_sales', 'metric', 'Store sales', 'Till receipts', 'Retail', 'approved', NULL, NULL, NULL),
+  ('window.tz_q3_tokyo', 'time_window', 'Q3 2026 in Tokyo', 'July to September 2026, Tokyo time', 'Finance', 'approved',
+   $$date '2026-07-01'$$, $$date '2026-10-01'$$, 'Asia/Tokyo'),
+  ('window.tz_march_ny', 'time_window', 'March 2026 in New York', 'March 2026, New York time', 'Finance', 'approved',
+   $$date '2026-03-01'$$, $$date '2026-04-01'$$, 'America/New_York'),
+  ('window.tz_july_month', 'time_window', 'The month of 15 July 2026 in Tokyo', 'Its calendar month, Tokyo time', 'Finance', 'approved',
+   $$date_trunc('month', timestamptz '2026-07-15 12:00+00')$$, $$date_trunc('month', timestamptz '2026-07-15 12:00+00') + interval '1 month'$$, 'Asia/Tokyo');
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name, time_column) VALUES
+  ('metric.tz_sales', 'tz.sales', 'amount', 'sold_at');
+INSERT INTO clarify.terms (term, concept_id) VALUES
+  ('store sales', 'metric.tz_sales'), ('tokyo q3', 'window.tz_q3_tokyo'),
+  ('ny march', 'window.tz_march_ny'), ('tokyo july', 'window.tz_july_month');
+
+CREATE FUNCTION public.zoned(sql text) RETURNS text LANGUAGE sql AS $$
+  SELECT CASE WHEN g ? 'ok' THEN 'ok'
+         ELSE concat_ws(' ', g->>'sqlstate', g->'detail'->'slots'->0->>'kind',
+                        'actual=' || (g->'detail'->'slots'->0->'actual')::text,
+                        'expected=' || (g->'detail'->'slots'->0->'expected')::text) END
+  FROM public.gate(sql) g $$;
+GRANT EXECUTE ON FUNCTION public.zoned(text) TO PUBLIC;
+RESET client_min_messages;
+\set VERBOSITY terse
+
+SET ROLE regress_agent;
+-- A window in Asia/Tokyo evaluated for a New York session: Tokyo's midnights, whatever the
+-- session's zone; the statement's literals are read in New York.
+SET TimeZone = 'America/New_York';
+SET pg_clarify.resolution = '{"question_id": "q_tz1", "question": "Store sales in Q3 2026 in Tokyo", "bindings": [{"term": "tokyo q3", "concept": "window.tz_q3_tokyo", "source": "explicit"}]}';
+SELECT zoned($$SELECT sum(amount) FROM tz.sales WHERE sold_at >= '2026-07-01 00:00+09' AND sold_at < '2026-10-01 00:00+09'$$) AS tokyo_offsets;
+SELECT zoned($$SELECT sum(amount) FROM tz.sales WHERE sold_at >= '2026-06-30 11:00' AND sold_at < '2026-09-30 11:00'$$) AS new_york_clock;
+SELECT zoned($$SELECT sum(amount) FROM tz.sales WHERE sold_at >= '2026-07-01' AND sold_at < '2026-10-01'$$) AS new_york_midnights;
+-- A bound computed from now-like expressions is evaluated in the window's zone too.
+SET pg_clarify.resolution = '{"question_id": "q_tz2", "question": "Store sales in The month of 15 July 2026 in Tokyo", "bindings": [{"term": "tokyo july", "concept": "window.tz_july_month", "source": "explicit"}]}';
+SELECT zoned($$SELECT sum(amount) FROM tz.sales WHERE sold_at >= '2026-07-01 00:00+09' AND sold_at < '2026-08-01 00:00+09'$$) AS tokyo_month;
+
+-- A window spanning a DST change (New York moves to summer time on 8 March 2026), for a UTC
+-- session: its start is 05:00 UTC, its end 04:00 UTC.
+SET TimeZone = 'UTC';
+SET pg_clarify.resolution = '{"question_id": "q_tz3", "question": "Store sales in March 2026 in New York", "bindings": [{"term": "ny march", "concept": "window.tz_march_ny", "source": "explicit"}]}';
+SELECT zoned($$SELECT sum(amount) FROM tz.sales WHERE sold_at >= '2026-03-01 05:00' AND sold_at < '2026-04-01 04:00'$$) AS across_dst;
+SELECT zoned($$SELECT sum(amount) FROM tz.sales WHERE sold_at >= '2026-03-01 05:00' AND sold_at < '2026-04-01 05:00'$$) AS one_offset_all_month;
+SET TimeZone = 'America/New_York';
+SELECT zoned($$SELECT sum(amount) FROM tz.sales WHERE sold_at >= '2026-03-01' AND sold_at < '2026-04-01'$$) AS new_york_session;
+RESET pg_clarify.resolution;
+RESET TimeZone;
+RESET ROLE;
+
+-- Bad input refused: a zone that does not exist, a zone on a metric.
+UPDATE clarify.concepts SET window_time_zone = 'Mars/Olympus_Mons' WHERE id = 'window.tz_q3_tokyo';
+UPDATE clarify.concepts SET window_time_zone = 'Asia/Tokyo' WHERE id = 'metric.tz_sales';
+-- A zone is part of what the window means: changing it raises the version.
+SELECT version AS before FROM clarify.concepts WHERE id = 'window.tz_q3_tokyo' \gset
+UPDATE clarify.concepts SET window_time_zone = 'Europe/Paris' WHERE id = 'window.tz_q3_tokyo';
+SELECT version - :before AS raised_by_zone FROM clarify.concepts WHERE id = 'window.tz_q3_tokyo';
+
+DROP FUNCTION public.zoned(text);
+DELETE FROM clarify.terms WHERE concept_id LIKE '%.tz_%';
+DELETE FROM clarify.concept_columns WHERE concept_id LIKE '%.tz_%';
+DELETE FROM clarify.concepts WHERE id LIKE '%.tz_%';
+DROP SCHEMA tz CASCADE;
