@@ -2994,24 +2994,15 @@ COMMENT ON FUNCTION clarify.evaluate() IS
     'The five evaluation metrics over clarify.eval_cases (value NULL when no case counts): clarification recall, false clarification, unjustified assumption, unsupported answer and business-correct answer rates.';
 REVOKE ALL ON FUNCTION clarify.evaluate() FROM PUBLIC;
 
--- The term a question slot asks about; a period's slot (no term of its own) under the term of
--- its windows, else "period of <measure>".
-CREATE FUNCTION clarify_internal.slot_term(slot jsonb) RETURNS text
-    LANGUAGE sql STABLE
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-        SELECT coalesce(nullif(slot ->> 'term', ''),
-                        (SELECT min(t.term) FROM clarify.terms t
-                          WHERE t.concept_id IN (SELECT o ->> 'value'
-                                                   FROM jsonb_array_elements(slot -> 'options') o)),
-                        'period of ' || coalesce(slot ->> 'measure', 'a measure'))
-    $$;
-COMMENT ON FUNCTION clarify_internal.slot_term(jsonb) IS
-    'The term a slot asks about: its own, or for a period''s slot the term of its windows.';
-
--- Rounds are rejected decisions with an AMBIGUOUS slot (as the budget counts them, §19).
+-- A slot's term; a period's slot (no term of its own) under the term of its windows, else
+-- "period of <measure>". Written out (here, in audit_metrics() and in the Python report) rather
+-- than called: an audit reader may execute no function of clarify_internal.
 CREATE OR REPLACE VIEW clarify.audit_friction AS
-SELECT clarify_internal.slot_term(slot) AS term,
+SELECT coalesce(nullif(slot ->> 'term', ''),
+                (SELECT min(t.term) FROM clarify.terms t
+                  WHERE t.concept_id IN (SELECT o ->> 'value'
+                                           FROM jsonb_array_elements(slot -> 'options') o)),
+                'period of ' || coalesce(slot ->> 'measure', 'a measure')) AS term,
        count(*) AS ambiguous_rejections,
        count(DISTINCT a.question_id) AS questions,
        min(a.decided_at) AS first_seen,
@@ -3084,9 +3075,14 @@ CREATE FUNCTION clarify.audit_metrics(since timestamptz, until timestamptz DEFAU
           FROM q WHERE q.rounds > 0),
     -- Per term: the rounds that asked about it.
     tr AS (
-        SELECT clarify_internal.slot_term(s) AS term, d.question_id, count(DISTINCT d.decided_at) AS rounds
-          FROM d CROSS JOIN LATERAL jsonb_array_elements(d.payload -> 'slots') s
-         WHERE d.is_round AND s ->> 'state' = 'AMBIGUOUS'
+        SELECT coalesce(nullif(slot ->> 'term', ''),
+                        (SELECT min(t.term) FROM clarify.terms t
+                          WHERE t.concept_id IN (SELECT o ->> 'value'
+                                                   FROM jsonb_array_elements(slot -> 'options') o)),
+                        'period of ' || coalesce(slot ->> 'measure', 'a measure')) AS term,
+               d.question_id, count(DISTINCT d.decided_at) AS rounds
+          FROM d CROSS JOIN LATERAL jsonb_array_elements(d.payload -> 'slots') slot
+         WHERE d.is_round AND slot ->> 'state' = 'AMBIGUOUS'
          GROUP BY 1, 2),
     conf AS (
         SELECT p.term, p.concept_id FROM clarify.approvals p
@@ -3150,5 +3146,4 @@ COMMENT ON COLUMN clarify.default_candidates.share IS 'The share of them that ch
 REVOKE ALL ON clarify.default_candidates FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION clarify_internal.evaluate_case(text, oid, text, boolean),
-    clarify_internal.eval_row_key(jsonb), clarify_internal.eval_rows_equal(jsonb, jsonb),
-    clarify_internal.slot_term(jsonb) FROM PUBLIC;
+    clarify_internal.eval_row_key(jsonb), clarify_internal.eval_rows_equal(jsonb, jsonb) FROM PUBLIC;

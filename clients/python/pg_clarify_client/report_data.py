@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import psycopg
 
 # A slot's term; a period's slot (no term of its own) under its windows' term, as
-# clarify_internal.slot_term does in catalog/pg_clarify--1.2.sql ("Evaluation").
+# clarify.audit_friction does (catalog/pg_clarify--1.2.sql, "Evaluation").
 _SLOT_TERM = """coalesce(nullif(s ->> 'term', ''),
     (SELECT min(t.term) FROM clarify.terms t
       WHERE t.concept_id IN (SELECT o ->> 'value' FROM jsonb_array_elements(s -> 'options') o)),
