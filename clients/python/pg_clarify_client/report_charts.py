@@ -61,7 +61,7 @@ def daily_by_state(rows: Sequence[Tuple]) -> str:
     step = max(1, len(days) // 10)
     ax.set_xticks(x[::step], [d.isoformat() for d in days][::step], rotation=30, ha="right")
     ax.set_ylabel("decisions")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     return _svg(fig, label)
 
 
