@@ -2950,3 +2950,326 @@ CREATE TRIGGER concept_columns_unit_check
 REVOKE ALL ON FUNCTION clarify_internal.concepts_units_check(),
                        clarify_internal.concepts_units_version(),
                        clarify_internal.concept_columns_unit_check() FROM PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Evaluation: labelled cases, the five metrics, production metrics (docs/dba-guide.md, "Evaluating")
+--------------------------------------------------------------------------------------------------
+
+-- A DBA's labelled questions. The agent is a role name kept current like agent_roles (§18).
+CREATE TABLE clarify.eval_cases (
+    id text PRIMARY KEY,
+    question text,
+    sql text NOT NULL,
+    record jsonb,
+    agent name NOT NULL,
+    expected text NOT NULL CHECK (expected IN ('RESOLVED', 'AMBIGUOUS', 'UNSUPPORTED')),
+    expected_rows jsonb CHECK (expected_rows IS NULL OR jsonb_typeof(expected_rows) = 'array'),
+    agent_oid oid
+);
+SELECT pg_catalog.pg_extension_config_dump('clarify.eval_cases', '');
+REVOKE ALL ON clarify.eval_cases FROM PUBLIC;
+
+CREATE TRIGGER role_name_resolve
+    BEFORE INSERT OR UPDATE OF agent, agent_oid ON clarify.eval_cases
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.role_name_resolve('agent', 'agent_oid');
+
+COMMENT ON TABLE clarify.eval_cases IS
+    'Labelled questions a DBA evaluates the gate with (clarify.evaluate()): owner only.';
+COMMENT ON COLUMN clarify.eval_cases.id IS 'The case''s name.';
+COMMENT ON COLUMN clarify.eval_cases.question IS 'The user''s question; when set it replaces the record''s.';
+COMMENT ON COLUMN clarify.eval_cases.sql IS 'The statement the agent would run for it.';
+COMMENT ON COLUMN clarify.eval_cases.record IS 'The resolution record it would run under (NULL: none).';
+COMMENT ON COLUMN clarify.eval_cases.agent IS 'The role it is decided (and its rows read) as, by name.';
+COMMENT ON COLUMN clarify.eval_cases.expected IS 'The right answer: RESOLVED (should run), AMBIGUOUS (should ask) or UNSUPPORTED (should refuse).';
+COMMENT ON COLUMN clarify.eval_cases.expected_rows IS 'For a RESOLVED case, the rows it should return: a JSON array of objects, compared as a multiset (numbers by value, the rest as text).';
+COMMENT ON COLUMN clarify.eval_cases.agent_oid IS 'The OID agent had when written in this cluster (set by the catalog).';
+
+-- Rows recorded for a renamed role follow it, eval_cases' agents too.
+CREATE OR REPLACE FUNCTION clarify_internal.role_renamed(role oid, old_name name) RETURNS void
+    LANGUAGE sql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    UPDATE clarify.agent_roles SET agent_role = pg_catalog.pg_get_userbyid(role)
+     WHERE (role_oid = role OR agent_role = old_name)
+       AND agent_role <> pg_catalog.pg_get_userbyid(role);
+    UPDATE clarify.defaults SET applies_to = pg_catalog.pg_get_userbyid(role)
+     WHERE (applies_to_oid = role OR applies_to = old_name)
+       AND applies_to <> pg_catalog.pg_get_userbyid(role);
+    UPDATE clarify.approvals SET granted_to = pg_catalog.pg_get_userbyid(role)
+     WHERE (granted_to_oid = role OR granted_to = old_name)
+       AND granted_to <> pg_catalog.pg_get_userbyid(role);
+    UPDATE clarify.eval_cases SET agent = pg_catalog.pg_get_userbyid(role)
+     WHERE (agent_oid = role OR agent = old_name)
+       AND agent <> pg_catalog.pg_get_userbyid(role);
+END;
+
+-- One case decided as check() decides, as the agent with its role settings, and its rows read
+-- as the agent when asked (src/pg/functions/evaluate.cpp); nothing it does stays.
+CREATE FUNCTION clarify_internal.evaluate_case(statement text, agent oid, record text,
+                                               read_rows boolean) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'clarify_evaluate_case'
+    LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION clarify_internal.evaluate_case(text, oid, text, boolean) IS
+    'One evaluation case decided (and its rows read) as its agent, in a subtransaction always rolled back.';
+
+-- A row as compared: numbers by value, everything else as its text (keys in order).
+CREATE FUNCTION clarify_internal.eval_row_key(r jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT coalesce(jsonb_object_agg(e.k, CASE jsonb_typeof(e.v)
+                   WHEN 'number' THEN to_jsonb(trim_scale(e.v::numeric)::text)
+                   WHEN 'null' THEN 'null'::jsonb
+                   ELSE to_jsonb(e.v #>> '{}') END)::text, '{}')
+          FROM jsonb_each(CASE WHEN jsonb_typeof(r) = 'object' THEN r ELSE '{}' END) e(k, v)
+    $$;
+COMMENT ON FUNCTION clarify_internal.eval_row_key(jsonb) IS
+    'A row of an evaluation case as compared: numbers by value, the rest as text.';
+
+CREATE FUNCTION clarify_internal.eval_rows_equal(got jsonb, expected jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT (SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM
+                  (SELECT clarify_internal.eval_row_key(r) AS k FROM jsonb_array_elements(got) r) g)
+             = (SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM
+                  (SELECT clarify_internal.eval_row_key(r) AS k FROM jsonb_array_elements(expected) r) x)
+    $$;
+COMMENT ON FUNCTION clarify_internal.eval_rows_equal(jsonb, jsonb) IS
+    'Whether two JSON arrays of rows are equal as multisets.';
+
+-- Invoker's rights and no grant: the owner (who owns eval_cases) only.
+CREATE FUNCTION clarify.evaluate_cases()
+    RETURNS TABLE (id text, expected text, decision text, state text, correct boolean,
+                   detail jsonb)
+    LANGUAGE plpgsql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c record;
+    rec jsonb;
+    r jsonb;
+    role_oid oid;
+BEGIN
+    FOR c IN SELECT * FROM clarify.eval_cases e ORDER BY e.id LOOP
+        rec := coalesce(c.record, '{}'::jsonb);
+        IF c.question IS NOT NULL THEN
+            rec := rec || jsonb_build_object('question', c.question);
+        END IF;
+        -- By name; by the OID recorded when a rename in another database left the name behind.
+        role_oid := coalesce((SELECT ro.oid FROM pg_roles ro WHERE ro.rolname = c.agent),
+                             (SELECT ro.oid FROM pg_roles ro WHERE ro.oid = c.agent_oid));
+        r := clarify_internal.evaluate_case(c.sql, role_oid,
+                                            CASE WHEN c.record IS NULL AND c.question IS NULL
+                                                 THEN NULL ELSE rec::text END,
+                                            c.expected = 'RESOLVED' AND c.expected_rows IS NOT NULL);
+        id := c.id;
+        expected := c.expected;
+        state := r ->> 'state';
+        decision := CASE WHEN state IS NULL THEN NULL
+                         WHEN state = 'RESOLVED' THEN 'allowed' ELSE 'rejected' END;
+        detail := coalesce(r -> 'detail', '{}'::jsonb);
+        IF c.expected_rows IS NOT NULL THEN
+            detail := detail || jsonb_build_object(
+                'rows_match', coalesce(clarify_internal.eval_rows_equal(r -> 'rows', c.expected_rows), false),
+                'rows', r -> 'rows', 'rows_error', r -> 'rows_error');
+        END IF;
+        correct := coalesce(state = c.expected, false)
+                   AND (c.expected <> 'RESOLVED' OR c.expected_rows IS NULL
+                        OR (detail ->> 'rows_match')::boolean);
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION clarify.evaluate_cases() IS
+    'Each evaluation case decided as check() decides, as its agent: the decision, the gate''s state, whether it is the expected one (and its rows the expected rows), and why.';
+REVOKE ALL ON FUNCTION clarify.evaluate_cases() FROM PUBLIC;
+
+CREATE FUNCTION clarify.evaluate() RETURNS TABLE (metric text, value numeric, cases int)
+    LANGUAGE sql VOLATILE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    WITH r AS (SELECT e.*, (c.expected_rows IS NOT NULL) AS has_rows
+                 FROM clarify.evaluate_cases() e JOIN clarify.eval_cases c ON c.id = e.id),
+    m (ord, metric, num, den) AS (
+        SELECT 1, 'clarification_recall',
+               count(*) FILTER (WHERE r.state = 'AMBIGUOUS'), count(*)
+          FROM r WHERE r.expected = 'AMBIGUOUS'
+        UNION ALL
+        SELECT 2, 'false_clarification_rate',
+               count(*) FILTER (WHERE r.decision = 'rejected'), count(*)
+          FROM r WHERE r.expected = 'RESOLVED'
+        UNION ALL
+        SELECT 3, 'unjustified_assumption_rate',
+               count(*) FILTER (WHERE r.decision = 'allowed'), count(*)
+          FROM r WHERE r.expected = 'AMBIGUOUS'
+        UNION ALL
+        SELECT 4, 'unsupported_answer_rate',
+               count(*) FILTER (WHERE r.decision = 'allowed'), count(*)
+          FROM r WHERE r.expected = 'UNSUPPORTED'
+        UNION ALL
+        SELECT 5, 'business_correct_answer_rate',
+               count(*) FILTER (WHERE r.decision = 'allowed' AND (r.detail ->> 'rows_match')::boolean),
+               count(*)
+          FROM r WHERE r.expected = 'RESOLVED' AND r.has_rows)
+    SELECT m.metric, CASE WHEN m.den = 0 THEN NULL ELSE round(m.num::numeric / m.den, 4) END,
+           m.den::int
+      FROM m ORDER BY m.ord
+    $$;
+COMMENT ON FUNCTION clarify.evaluate() IS
+    'The five evaluation metrics over clarify.eval_cases (value NULL when no case counts): clarification recall, false clarification, unjustified assumption, unsupported answer and business-correct answer rates.';
+REVOKE ALL ON FUNCTION clarify.evaluate() FROM PUBLIC;
+
+-- A slot's term; a period's slot (no term of its own) under the term of its windows, else
+-- "period of <measure>". Written out (here, in audit_metrics() and in the Python report) rather
+-- than called: an audit reader may execute no function of clarify_internal.
+CREATE OR REPLACE VIEW clarify.audit_friction AS
+SELECT coalesce(nullif(slot ->> 'term', ''),
+                (SELECT min(t.term) FROM clarify.terms t
+                  WHERE t.concept_id IN (SELECT o ->> 'value'
+                                           FROM jsonb_array_elements(slot -> 'options') o)),
+                'period of ' || coalesce(slot ->> 'measure', 'a measure')) AS term,
+       count(*) AS ambiguous_rejections,
+       count(DISTINCT a.question_id) AS questions,
+       min(a.decided_at) AS first_seen,
+       max(a.decided_at) AS last_seen
+FROM clarify.audit a
+CROSS JOIN LATERAL jsonb_array_elements(a.payload -> 'slots') AS slot
+WHERE a.decision = 'rejected' AND slot ->> 'state' = 'AMBIGUOUS'
+GROUP BY 1;
+
+-- The first allowed decision after the first rejection (never a negative duration); rounds are
+-- rejections with an AMBIGUOUS slot before it.
+CREATE OR REPLACE VIEW clarify.audit_resolution_paths AS
+WITH firsts AS (
+    SELECT question_id,
+           min(decided_at) FILTER (WHERE decision = 'rejected') AS first_rejected_at,
+           min(decided_at) FILTER (WHERE decision = 'allowed') AS any_allowed_at
+    FROM clarify.audit
+    WHERE question_id IS NOT NULL
+    GROUP BY question_id
+), per_question AS (
+    SELECT f.question_id, f.first_rejected_at,
+           CASE WHEN f.first_rejected_at IS NULL THEN f.any_allowed_at
+                ELSE (SELECT min(a.decided_at) FROM clarify.audit a
+                       WHERE a.question_id = f.question_id AND a.decision = 'allowed'
+                         AND a.decided_at >= f.first_rejected_at) END AS first_allowed_at
+    FROM firsts f
+)
+SELECT q.question_id,
+       q.first_rejected_at,
+       (SELECT min(p.created_at) FROM clarify.approvals p WHERE p.question_id = q.question_id)
+           AS confirmed_at,
+       q.first_allowed_at,
+       (SELECT count(*) FROM clarify.audit a
+        WHERE a.question_id = q.question_id AND a.decision = 'rejected'
+          AND a.decided_at < coalesce(q.first_allowed_at, 'infinity')
+          AND jsonb_path_exists(a.payload, '$.slots[*] ? (@.state == "AMBIGUOUS")')) AS rounds,
+       q.first_allowed_at - q.first_rejected_at AS time_to_resolution
+FROM per_question q;
+
+COMMENT ON COLUMN clarify.audit_resolution_paths.first_allowed_at IS 'Its first allowed decision after its first rejection (or its first, when it had none).';
+COMMENT ON COLUMN clarify.audit_resolution_paths.rounds IS 'Rejected decisions with an AMBIGUOUS slot (rounds, as the budget counts them) before that allowed one.';
+COMMENT ON COLUMN clarify.audit_resolution_paths.time_to_resolution IS 'From the first rejection to the first allowed decision after it (NULL: not resolved, or never rejected).';
+
+-- Production metrics over the decisions of [since, until); questions are question_ids.
+CREATE FUNCTION clarify.audit_metrics(since timestamptz, until timestamptz DEFAULT pg_catalog.now())
+    RETURNS TABLE (metric text, term text, value numeric, numerator numeric, denominator numeric)
+    LANGUAGE sql STABLE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    WITH d AS (
+        SELECT a.question_id, a.decided_at, a.decision,
+               a.decision = 'rejected'
+                 AND jsonb_path_exists(a.payload, '$.slots[*] ? (@.state == "AMBIGUOUS")') AS is_round,
+               a.payload
+          FROM clarify.audit a
+         WHERE a.decided_at >= since AND a.decided_at < until AND a.question_id IS NOT NULL),
+    q AS (
+        SELECT d.question_id,
+               count(*) FILTER (WHERE d.is_round) AS rounds,
+               min(d.decided_at) FILTER (WHERE d.is_round) AS first_round
+          FROM d GROUP BY d.question_id),
+    qr AS (
+        SELECT q.*,
+               EXISTS (SELECT 1 FROM d WHERE d.question_id = q.question_id
+                          AND d.decision = 'allowed' AND d.decided_at > q.first_round) AS resolved,
+               EXISTS (SELECT 1 FROM d WHERE d.question_id = q.question_id
+                          AND d.decision = 'allowed' AND d.decided_at > q.first_round
+                          AND d.decided_at <= q.first_round
+                              + current_setting('pg_clarify.abandon_after')::interval) AS in_time
+          FROM q WHERE q.rounds > 0),
+    -- Per term: the rounds that asked about it.
+    tr AS (
+        SELECT coalesce(nullif(slot ->> 'term', ''),
+                        (SELECT min(t.term) FROM clarify.terms t
+                          WHERE t.concept_id IN (SELECT o ->> 'value'
+                                                   FROM jsonb_array_elements(slot -> 'options') o)),
+                        'period of ' || coalesce(slot ->> 'measure', 'a measure')) AS term,
+               d.question_id, count(DISTINCT d.decided_at) AS rounds
+          FROM d CROSS JOIN LATERAL jsonb_array_elements(d.payload -> 'slots') slot
+         WHERE d.is_round AND slot ->> 'state' = 'AMBIGUOUS'
+         GROUP BY 1, 2),
+    conf AS (
+        SELECT p.term, p.concept_id FROM clarify.approvals p
+         WHERE p.created_at >= since AND p.created_at < until),
+    per_concept AS (
+        SELECT c.term, c.concept_id, count(*) AS n, sum(count(*)) OVER (PARTITION BY c.term) AS total
+          FROM conf c GROUP BY 1, 2),
+    unnecessary AS (
+        SELECT t.term, coalesce(max(pc.n) FILTER (WHERE pc.total >= 5 AND pc.n >= 0.8 * pc.total), 0) AS num,
+               max(pc.total) AS den
+          FROM (SELECT DISTINCT conf.term FROM conf) t JOIN per_concept pc ON pc.term = t.term
+         GROUP BY t.term),
+    m (ord, metric, term, num, den) AS (
+        SELECT 1, 'clarification_rate', NULL::text, (SELECT count(*) FROM qr)::numeric,
+               (SELECT count(*) FROM q)::numeric
+        UNION ALL
+        SELECT 2, 'average_rounds', NULL, (SELECT coalesce(sum(rounds), 0) FROM qr),
+               (SELECT count(*) FROM qr)
+        UNION ALL
+        SELECT 3, 'resolution_rate', NULL, (SELECT count(*) FILTER (WHERE resolved) FROM qr),
+               (SELECT count(*) FROM qr)
+        UNION ALL
+        SELECT 4, 'abandonment_rate', NULL, (SELECT count(*) FILTER (WHERE NOT in_time) FROM qr),
+               (SELECT count(*) FROM qr)
+        UNION ALL
+        SELECT 5, 'unnecessary_clarification_rate', NULL,
+               (SELECT coalesce(sum(u.num), 0) FROM unnecessary u),
+               (SELECT count(*) FROM conf)
+        UNION ALL
+        SELECT 1, 'clarification_rate', tr.term, count(DISTINCT tr.question_id),
+               (SELECT count(*) FROM q)
+          FROM tr GROUP BY tr.term
+        UNION ALL
+        SELECT 2, 'average_rounds', tr.term, sum(tr.rounds), count(DISTINCT tr.question_id)
+          FROM tr GROUP BY tr.term
+        UNION ALL
+        SELECT 5, 'unnecessary_clarification_rate', u.term, u.num, u.den FROM unnecessary u)
+    SELECT m.metric, m.term,
+           CASE WHEN m.den = 0 THEN NULL ELSE round(m.num / m.den, 4) END, m.num, m.den
+      FROM m ORDER BY m.ord, m.term NULLS FIRST
+    $$;
+COMMENT ON FUNCTION clarify.audit_metrics(timestamptz, timestamptz) IS
+    'Production metrics over the audited decisions of [since, until): clarification rate, average rounds, resolution rate, abandonment rate (pg_clarify.abandon_after), unnecessary clarification rate; overall (term NULL) and per term. value NULL when the denominator is 0.';
+
+-- A term whose confirmations agree: the users keep choosing one meaning, so make it a default.
+CREATE VIEW clarify.default_candidates AS
+WITH per_concept AS (
+    SELECT p.term, p.concept_id, count(*) AS n, sum(count(*)) OVER (PARTITION BY p.term) AS total
+      FROM clarify.approvals p GROUP BY 1, 2)
+SELECT pc.term, pc.concept_id, pc.total AS confirmations, round(pc.n / pc.total, 4) AS share
+  FROM per_concept pc
+ WHERE pc.total >= 5 AND pc.n >= 0.8 * pc.total
+   AND NOT EXISTS (SELECT 1 FROM clarify.defaults d
+                    WHERE d.term = pc.term AND d.applies_to IS NULL AND d.concept_id = pc.concept_id);
+COMMENT ON VIEW clarify.default_candidates IS
+    'Terms whose 5 or more user confirmations agree at least 80 % on one meaning that is not yet their default: make it a default.';
+COMMENT ON COLUMN clarify.default_candidates.term IS 'The term users were asked about.';
+COMMENT ON COLUMN clarify.default_candidates.concept_id IS 'The meaning they chose most.';
+COMMENT ON COLUMN clarify.default_candidates.confirmations IS 'How many confirmations the term had.';
+COMMENT ON COLUMN clarify.default_candidates.share IS 'The share of them that chose this meaning (0 to 1).';
+REVOKE ALL ON clarify.default_candidates FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION clarify_internal.evaluate_case(text, oid, text, boolean),
+    clarify_internal.eval_row_key(jsonb), clarify_internal.eval_rows_equal(jsonb, jsonb) FROM PUBLIC;

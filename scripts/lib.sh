@@ -18,6 +18,7 @@ else
         libtap-parser-sourcehandler-pgtap-perl python3-psycopg python3-pytest
         python3-venv python3-pip python3-setuptools python3-wheel clang-format
         clang libclang-rt-14-dev clang-tidy
+        python3-matplotlib python3-jinja2 chromium
     )
 fi
 

@@ -27,6 +27,7 @@ char *audit_conninfo = nullptr;
 int assume_below = static_cast<int>(AssumeBelow::None);
 bool require_question = false;
 int enforcement = static_cast<int>(Enforcement::Enforce);
+int abandon_after_s = 3600;
 
 namespace {
 
@@ -254,6 +255,12 @@ void define_settings() {
         "Empty: a standby refuses governed reads (QC005). The database defaults to this one's.",
         &audit_conninfo, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, check_audit_conninfo, nullptr,
         nullptr);
+    // Read by clarify.audit_metrics() (catalog: pg_clarify--1.2.sql, "Evaluation").
+    DefineCustomIntVariable("pg_clarify.abandon_after",
+                            "A question with rounds and no allowed decision this long after its "
+                            "first round counts as abandoned.",
+                            nullptr, &abandon_after_s, 3600, 1, INT_MAX, PGC_SUSET, GUC_UNIT_S,
+                            nullptr, nullptr, nullptr);
     walk_budget::define_debug_settings();
     MarkGUCPrefixReserved("pg_clarify");
 }

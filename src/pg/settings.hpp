@@ -26,6 +26,7 @@ extern char *resolution_text;
 extern char *audit_conninfo;   // pg_clarify.audit_conninfo: "" unless this server forwards
 extern int assume_below;       // an AssumeBelow
 extern bool require_question;  // pg_clarify.require_question
+extern int abandon_after_s;    // pg_clarify.abandon_after, seconds
 extern int enforcement;        // pg_clarify.enforcement: an Enforcement
 
 void define_settings();

@@ -146,7 +146,8 @@ SELECT set_eq(
           'clarify.approvals', 'clarify.agent_roles', 'clarify.defaults_id_seq',
           'clarify.approvals_id_seq', 'clarify.audit_batches', 'clarify.audit_batches_batch_id_seq', 'clarify.audit_texts',
           'clarify.audit_shapes', 'clarify.audit_purges', 'clarify.audit_purges_id_seq',
-          'clarify.audit_notes', 'clarify.unique_keys', 'clarify.audit_origins'],
+          'clarify.audit_notes', 'clarify.unique_keys', 'clarify.audit_origins',
+          'clarify.eval_cases'],
     'every catalog and audit table and sequence is dumped');
 SELECT is((SELECT bool_and(c = '') FROM pg_extension, unnest(extcondition) AS c
             WHERE extname = 'pg_clarify'),
