@@ -81,8 +81,9 @@ TEST(Segments, TheDefaultAppliedIsCoveredAnotherIsMismatch) {
 
 TEST(Segments, ABindingToAnotherSegmentNamesItsPredicate) {
     RevenueCatalog rows = segments();
-    ResolutionRecord rec = record("q1", "How many customers?",
-                                  {binding("active customers", kPurchased, BindingSource::Explicit)});
+    ResolutionRecord rec =
+        record("q1", "How many customers?",
+               {binding("active customers", kPurchased, BindingSource::Explicit)});
     Decision d = decide_segments(rows, {kLoggedIn}, rec);
     EXPECT_EQ(d.state, State::Mismatch);
     ASSERT_EQ(d.slots.size(), 1u);

@@ -83,8 +83,7 @@ void said_term_rule(const Catalog &catalog, const detail::Rules &rules,
         Slot s = rules.make_slot(r, other, term, State::Mismatch);
         s.expected = r->segment_predicate;
         s.reason = "\"" + term + "\" means " + r->label +
-                   ", but the statement does not apply that filter to " +
-                   r->segment_relation_name;
+                   ", but the statement does not apply that filter to " + r->segment_relation_name;
         s.question = "You asked about \"" + term + "\" meaning " + r->label +
                      ", but the answer would not be limited to it. Which do you mean:";
         s.impact = catalog.impact_of(term);

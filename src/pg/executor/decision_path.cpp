@@ -194,9 +194,8 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.outer == key.outer && cached.valid_from <= key.now &&
                key.now < cached.valid_until && cached.read == read &&
                cached.aggregates == aggregates && cached.time == time &&
-               cached.segments == segments &&
-               cached.assume_below == assume_below && cached.require_question == require_question &&
-               cached.enforcement == enforcement;
+               cached.segments == segments && cached.assume_below == assume_below &&
+               cached.require_question == require_question && cached.enforcement == enforcement;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
@@ -473,8 +472,7 @@ TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const Gov
 
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
                       const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
-                      const char *source, const StatementTime &time,
-                      const SegmentFacts &segments) {
+                      const char *source, const StatementTime &time, const SegmentFacts &segments) {
     const DecisionCache &decided =
         decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time), segments);
     bool same_text = fill_audit_record(decided, stmt, source);

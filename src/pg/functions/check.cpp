@@ -349,10 +349,10 @@ CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, 
     CheckedDecision out;
     DecideOptions options = decide_options(catalog);
     options.segments = &segments;
-    out.decision = decide(*catalog, ctx_of(*catalog), current_record(), read, aggregates, time,
-                          options);
-    out.governed = !read.empty() || segments_decide(*catalog, current_record(),
-                                                    current_mentions(catalog), segments);
+    out.decision =
+        decide(*catalog, ctx_of(*catalog), current_record(), read, aggregates, time, options);
+    out.governed = !read.empty() ||
+                   segments_decide(*catalog, current_record(), current_mentions(catalog), segments);
     return out;
 }
 

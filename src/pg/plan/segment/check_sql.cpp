@@ -6,6 +6,7 @@
 extern "C" {
 #include "fmgr.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 PG_FUNCTION_INFO_V1(clarify_segment_predicate_check);
 }
@@ -13,12 +14,15 @@ PG_FUNCTION_INFO_V1(clarify_segment_predicate_check);
 namespace {
 
 struct CheckContext {
-    Oid relation;
+    const char *relation;
 };
 
+// The parser's position points into the statement built around the predicate, not into the
+// caller's: dropped, and the relation named.
 void check_error_context(void *arg) {
     const auto *c = static_cast<const CheckContext *>(arg);
-    errcontext("segment_predicate of a segment of relation %u", c->relation);
+    errposition(0);
+    errcontext("segment_predicate of a segment of %s", c->relation);
 }
 
 }  // namespace
@@ -27,7 +31,8 @@ void check_error_context(void *arg) {
 extern "C" Datum clarify_segment_predicate_check(PG_FUNCTION_ARGS) {
     Oid relation = PG_GETARG_OID(0);
     const char *predicate = text_to_cstring(PG_GETARG_TEXT_PP(1));
-    CheckContext cc{relation};
+    const char *name = get_rel_name(relation);
+    CheckContext cc{name ? name : "a relation that does not exist"};
     ErrorContextCallback callback{error_context_stack, check_error_context, &cc};
     error_context_stack = &callback;
     clarify::pg::segment::parse_predicate(relation, predicate);

@@ -26,8 +26,10 @@ namespace {
 
 List *conjuncts_in(Oid relation, const char *predicate, MemoryContext keep) {
     Node *clause = parse_predicate(relation, predicate);
+    List *found = conjuncts(clause);
+    // A deep copy: the mutators share by-reference constants with the parse, which SPI frees.
     MemoryContext old = MemoryContextSwitchTo(keep);
-    List *out = conjuncts(clause);
+    List *out = (List *)copyObjectImpl(found);
     MemoryContextSwitchTo(old);
     return out;
 }
@@ -41,8 +43,9 @@ List *parse_kept(const std::string &id, Oid relation, const char *predicate, Mem
         ResourceOwner owner;
         bool parallel;
     };
-    Where at = pg_guard(
-        [] { return Where{CurrentMemoryContext, CurrentResourceOwner, IsInParallelMode()}; });
+    Where at = pg_guard([] {
+        return Where{CurrentMemoryContext, CurrentResourceOwner, IsInParallelMode()};
+    });
     if (at.parallel) return pg_guard([&] { return conjuncts_in(relation, predicate, keep); });
     auto back = [&at] {
         MemoryContextSwitchTo(at.context);

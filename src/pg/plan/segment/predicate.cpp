@@ -77,8 +77,9 @@ Node *column_first(Node *condition) {
 Node *parse_predicate(Oid relation, const char *predicate) {
     char *name = get_rel_name(relation);
     char relkind = get_rel_relkind(relation);
-    if (!name) ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-                               errmsg("segment_relation %u does not exist", relation)));
+    if (!name)
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+                        errmsg("segment_relation %u does not exist", relation)));
     if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
         relkind != RELKIND_MATVIEW && relkind != RELKIND_FOREIGN_TABLE)
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -90,10 +91,10 @@ Node *parse_predicate(Oid relation, const char *predicate) {
                       GUC_ACTION_SAVE, true, 0, false);
     StringInfoData sql;
     initStringInfo(&sql);
-    appendStringInfo(&sql, "SELECT 1 FROM %s WHERE (%s\n)",
-                     quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
-                                                name),
-                     predicate);
+    appendStringInfo(
+        &sql, "SELECT 1 FROM %s WHERE (%s\n)",
+        quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)), name),
+        predicate);
     List *raw = raw_parser(sql.data, RAW_PARSE_DEFAULT);
     RawStmt *rs = list_length(raw) == 1 ? linitial_node(RawStmt, raw) : nullptr;
     SelectStmt *sel = rs && IsA(rs->stmt, SelectStmt) ? (SelectStmt *)rs->stmt : nullptr;

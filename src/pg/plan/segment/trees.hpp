@@ -19,8 +19,8 @@ namespace clarify::pg::segment {
 struct SegmentTrees {
     MemoryContext context = nullptr;  // a child of CacheMemoryContext; deleted with this
     int count = 0;
-    Oid *relations = nullptr;  // per segment, in that context
-    List **conjuncts = nullptr;  // per segment: its normal conditions; NIL: never applied
+    Oid *relations = nullptr;      // per segment, in that context
+    List **conjuncts = nullptr;    // per segment: its normal conditions; NIL: never applied
     std::vector<std::string> ids;  // per segment
     SegmentTrees() = default;
     SegmentTrees(const SegmentTrees &) = delete;
