@@ -10,10 +10,10 @@ namespace clarify::testing {
 namespace {
 
 constexpr std::uint32_t kAccounts = 16410;
-const std::string kPurchased = "segment.purchased_30d";
-const std::string kLoggedIn = "segment.logged_in_30d";
-const std::string kContract = "segment.active_contract";
-const std::string kPurchasedPredicate = "last_order_at >= current_date - 30";
+constexpr const char *kPurchased = "segment.purchased_30d";
+constexpr const char *kLoggedIn = "segment.logged_in_30d";
+constexpr const char *kContract = "segment.active_contract";
+constexpr const char *kPurchasedPredicate = "last_order_at >= current_date - 30";
 
 Concept make_segment(const std::string &id, const std::string &label, const std::string &pred) {
     Concept c = make_concept(id, ConceptKind::Segment, label, label + " (what it is)", "Sales",
