@@ -3273,3 +3273,86 @@ REVOKE ALL ON clarify.default_candidates FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION clarify_internal.evaluate_case(text, oid, text, boolean),
     clarify_internal.eval_row_key(jsonb), clarify_internal.eval_rows_equal(jsonb, jsonb) FROM PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Segments: governed filters (docs/reference.md, "Segments")
+--------------------------------------------------------------------------------------------------
+
+-- A segment is a meaning that is a filter ("active customer": purchased in the last 30 days): a
+-- boolean expression over one relation's columns, which the gate finds among a scan's conditions.
+ALTER TABLE clarify.concepts DROP CONSTRAINT concepts_kind_check;
+ALTER TABLE clarify.concepts
+    ADD CONSTRAINT concepts_kind_check
+    CHECK (kind IN ('metric', 'dimension', 'time_window', 'segment'));
+ALTER TABLE clarify.concepts ADD COLUMN segment_relation regclass;
+ALTER TABLE clarify.concepts ADD COLUMN segment_predicate text;
+
+COMMENT ON COLUMN clarify.concepts.segment_relation IS
+    'A segment''s relation: the table whose scans must apply segment_predicate. NULL for other kinds.';
+COMMENT ON COLUMN clarify.concepts.segment_predicate IS
+    'A segment''s filter: a boolean SQL expression over segment_relation''s columns (unqualified), without subquery or volatile function, e.g. last_order_at >= current_date - 30. Never shown to users. NULL for other kinds.';
+
+-- Parses `predicate` as the WHERE clause of one scan of `relation` (nothing runs): raises
+-- unless it reads only that relation's columns, without subquery or volatile function.
+CREATE FUNCTION clarify_internal.segment_predicate_check(relation regclass, predicate text)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'clarify_segment_predicate_check'
+    LANGUAGE C STRICT;
+
+COMMENT ON FUNCTION clarify_internal.segment_predicate_check(regclass, text) IS
+    'Raises unless the text is one boolean expression over the relation''s columns, without subquery or volatile function.';
+
+CREATE FUNCTION clarify_internal.concepts_segment_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.kind = 'segment' THEN
+        IF NEW.segment_relation IS NULL OR NEW.segment_predicate IS NULL THEN
+            RAISE EXCEPTION 'segment "%" needs both segment_relation and segment_predicate', NEW.id
+                USING ERRCODE = 'not_null_violation',
+                      HINT = 'e.g. segment_relation = ''sales.customers'', segment_predicate = ''last_order_at >= current_date - 30''.';
+        END IF;
+        PERFORM clarify_internal.segment_predicate_check(NEW.segment_relation, NEW.segment_predicate);
+    ELSIF NEW.segment_relation IS NOT NULL OR NEW.segment_predicate IS NOT NULL THEN
+        RAISE EXCEPTION 'concept "%" is a %, not a segment: segment_relation and segment_predicate must be NULL',
+                        NEW.id, NEW.kind
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.concepts_segment_check() IS
+    'Refuses a segment without relation or predicate, or whose predicate does not parse as a filter of that relation alone.';
+
+CREATE TRIGGER concepts_segment_check
+    BEFORE INSERT OR UPDATE OF kind, segment_relation, segment_predicate ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.concepts_segment_check();
+
+-- A segment's filter is its meaning (§18): changing it gives a new version.
+CREATE FUNCTION clarify_internal.concepts_segment_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.version IS NOT DISTINCT FROM OLD.version
+       AND (NEW.segment_relation, NEW.segment_predicate)
+           IS DISTINCT FROM (OLD.segment_relation, OLD.segment_predicate)
+    THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.concepts_segment_version() IS
+    'Gives a segment a new version whenever its relation or predicate changes.';
+
+CREATE TRIGGER concepts_segment_version
+    BEFORE UPDATE ON clarify.concepts
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.concepts_segment_version();
+
+REVOKE ALL ON FUNCTION clarify_internal.segment_predicate_check(regclass, text),
+    clarify_internal.concepts_segment_check(), clarify_internal.concepts_segment_version()
+    FROM PUBLIC;

@@ -54,6 +54,16 @@ using CheckPermsHook = ExecutorCheckPerms_hook_type;
 #define WALKER(fn) reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fn))
 #endif
 
+// The same for tree mutators; and 16's Var.varnullingrels (outer joins that may null it), which
+// a condition compared apart from its place in the join tree clears.
+#if PG_VERSION_NUM >= 160000
+#define MUTATOR(fn) (fn)
+#define CLARIFY_CLEAR_NULLING(var) ((var)->varnullingrels = nullptr)
+#else
+#define MUTATOR(fn) reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(fn))
+#define CLARIFY_CLEAR_NULLING(var) ((void)(var))
+#endif
+
 // --- range table entries ----------------------------------------------------------------------
 
 // Whether the entry is a view. From 16 the rewriter turns a view's entry into a subquery entry

@@ -38,8 +38,8 @@ SELECT throws_ok(
     'a duplicate id is refused');
 SELECT throws_ok(
     $$INSERT INTO clarify.concepts (id, kind, label) VALUES ('metric.regress_kpi', 'kpi', 'KPI')$$,
-    '23514', 'concept "metric.regress_kpi": kind "kpi" is not one of metric, dimension, time_window',
-    'kind must be metric, dimension or time_window (the message lists them)');
+    '23514', 'concept "metric.regress_kpi": kind "kpi" is not one of metric, dimension, time_window, segment',
+    'kind must be metric, dimension, time_window or segment (the message lists them)');
 SELECT throws_ok(
     $$INSERT INTO clarify.concepts (id, kind, label) VALUES ('metric.regress_nokind', NULL, 'No kind')$$,
     '23502', 'null value in column "kind" of relation "concepts" violates not-null constraint',

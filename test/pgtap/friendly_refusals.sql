@@ -9,7 +9,7 @@ INSERT INTO clarify.terms (term, concept_id) VALUES ('regress_revenue', 'metric.
 
 SELECT throws_ok(
     $$INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.regress_x', 'metrc', 'X', 'approved')$$,
-    '23514', 'concept "metric.regress_x": kind "metrc" is not one of metric, dimension, time_window',
+    '23514', 'concept "metric.regress_x": kind "metrc" is not one of metric, dimension, time_window, segment',
     'a kind typo lists the kinds');
 SELECT throws_ok(
     $$INSERT INTO clarify.concepts (id, kind, label, status) VALUES ('metric.regress_x', 'metric', 'X', 'aproved')$$,

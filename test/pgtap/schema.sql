@@ -1,7 +1,7 @@
 -- The catalog's shape as the library and pg_dump rely on it: names, types, keys, triggers,
 -- function signatures and attributes, and the tables pg_dump must carry.
 BEGIN;
-SELECT plan(88);
+SELECT plan(90);
 
 -- Tables and their columns (the library reads these names).
 SELECT has_schema('clarify');
@@ -16,7 +16,9 @@ SELECT has_table('clarify', 'unique_keys', 'unique_keys exists');
 SELECT columns_are('clarify', 'concepts',
     ARRAY['id', 'kind', 'label', 'description', 'owner', 'status', 'available', 'version',
           'aliases', 'valid_from', 'valid_until', 'window_start', 'window_end', 'additivity',
-          'allowed_aggregates']);
+          'allowed_aggregates', 'segment_relation', 'segment_predicate']);
+SELECT col_type_is('clarify', 'concepts', 'segment_relation', 'regclass', 'concepts.segment_relation is regclass');
+SELECT col_type_is('clarify', 'concepts', 'segment_predicate', 'text', 'concepts.segment_predicate is text');
 SELECT col_type_is('clarify', 'concepts', 'window_start', 'text', 'concepts.window_start is text');
 SELECT col_type_is('clarify', 'concepts', 'window_end', 'text', 'concepts.window_end is text');
 SELECT col_type_is('clarify', 'concepts', 'allowed_aggregates', 'text[]', 'concepts.allowed_aggregates is text[]');

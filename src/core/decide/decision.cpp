@@ -1,6 +1,7 @@
 #include "core/decide/decision.hpp"
 #include "core/decide/grain.hpp"
 #include "core/decide/rules.hpp"
+#include "core/decide/segments.hpp"
 #include "core/decide/time_rules.hpp"
 
 #include <algorithm>
@@ -134,6 +135,11 @@ Decision decide(const Catalog &catalog, const AgentContext &ctx, const Resolutio
             continue;
         }
         for (Slot &s : slots) merge_slot(decision.slots, std::move(s), column->name);
+    }
+    if (options.segments) {
+        SegmentOutcome applied = segment_rules(catalog, rules, record, *options.segments);
+        for (Coverage &c : applied.covered) decision.covered.push_back(std::move(c));
+        for (auto &s : applied.slots) merge_slot(decision.slots, std::move(s.first), s.second);
     }
     for (Slot &s : grain_slots(catalog, rules, aggregates, decision.covered))
         decision.slots.push_back(std::move(s));

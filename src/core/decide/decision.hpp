@@ -155,6 +155,8 @@ struct TimeFacts {
 // pg_clarify.assume_below: AMBIGUOUS slots of lower impact are assumed (None: never).
 enum class AssumeBelow { None, Medium, High };
 
+struct SegmentFacts;  // core/decide/segments.hpp
+
 struct DecideOptions {
     AssumeBelow assume_below = AssumeBelow::None;
     // pg_clarify.require_question: a decision without the user's words is UNVERIFIED.
@@ -162,6 +164,8 @@ struct DecideOptions {
     // The terms the record's question mentions (Catalog::mentioned_terms), as the glue matched
     // them once per record and catalog; nullptr: matched here.
     const std::vector<std::string> *mentioned = nullptr;
+    // The segments the statement applies and the relations it scans (nullptr: none).
+    const SegmentFacts *segments = nullptr;
 };
 
 // `aggregates`: the statement's aggregates over governed columns, checked for grain after the

@@ -16,6 +16,8 @@ const char *to_string(ConceptKind kind) {
             return "dimension";
         case ConceptKind::TimeWindow:
             return "time_window";
+        case ConceptKind::Segment:
+            return "segment";
     }
     return "metric";
 }
@@ -36,6 +38,7 @@ std::optional<ConceptKind> parse_kind(const std::string &text) {
     if (text == "metric") return ConceptKind::Metric;
     if (text == "dimension") return ConceptKind::Dimension;
     if (text == "time_window") return ConceptKind::TimeWindow;
+    if (text == "segment") return ConceptKind::Segment;
     return std::nullopt;
 }
 
@@ -133,6 +136,12 @@ const TimePolicy *GovernedColumn::time_policy(const std::string &concept_id) con
     return nullptr;
 }
 
+const std::vector<std::string> &Catalog::segments_on(std::uint32_t relation) const {
+    static const std::vector<std::string> none;
+    auto it = segment_relations_.find(relation);
+    return it == segment_relations_.end() ? none : it->second;
+}
+
 std::vector<std::string> Catalog::time_windows() const {
     std::vector<std::string> out;
     for (const auto &entry : concepts_)
@@ -198,6 +207,11 @@ void Catalog::finalize() {
               [](const auto &a, const auto &b) { return a.first < b.first; });
     for (auto &entry : columns_)
         std::sort(entry.second.concept_ids.begin(), entry.second.concept_ids.end());
+    segment_relations_.clear();
+    for (const auto &entry : concepts_)
+        if (entry.second.kind == ConceptKind::Segment && entry.second.segment_relation)
+            segment_relations_[entry.second.segment_relation].push_back(entry.first);
+    for (auto &entry : segment_relations_) sort_unique(entry.second);
     std::vector<RoleId> roles;
     for (const auto &entry : defaults_)
         for (const Default &d : entry.second)

@@ -5,6 +5,7 @@
 #include "core/decide/time_range.hpp"
 #include "core/decide/words.hpp"
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -105,6 +106,12 @@ class Catalog {
     bool has_time_policies() const { return !time_columns_.empty(); }
     // The (relation, time column) pairs whose ranges a statement's decision needs.
     const std::vector<ColumnKey> &time_columns() const { return time_columns_; }
+    // The segments (docs/reference.md, "Segments") defined on a relation, sorted; and whether
+    // any is. The glue keeps their parsed predicates with the catalog, opaque to the core.
+    const std::vector<std::string> &segments_on(std::uint32_t relation) const;
+    bool has_segments() const { return !segment_relations_.empty(); }
+    void set_segment_trees(std::shared_ptr<const void> trees) { segment_trees_ = std::move(trees); }
+    const void *segment_trees() const { return segment_trees_.get(); }
 
   private:
     std::unordered_map<std::string, Concept> concepts_;
@@ -120,6 +127,8 @@ class Catalog {
     std::vector<ColumnKey> time_columns_;
     std::vector<Timestamp> change_times_;                        // sorted
     std::vector<std::pair<std::string, TermWords>> term_words_;  // sorted by term
+    std::unordered_map<std::uint32_t, std::vector<std::string>> segment_relations_;
+    std::shared_ptr<const void> segment_trees_;
 };
 
 // Lower-case ASCII letters and trim surrounding white space: how terms are compared.

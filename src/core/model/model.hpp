@@ -19,7 +19,7 @@ using Timestamp = std::int64_t;
 constexpr Timestamp kNoLimit = std::numeric_limits<Timestamp>::max();
 constexpr Timestamp kSinceAlways = std::numeric_limits<Timestamp>::min();
 
-enum class ConceptKind { Metric, Dimension, TimeWindow };
+enum class ConceptKind { Metric, Dimension, TimeWindow, Segment };
 enum class ConceptStatus { Draft, Approved, Deprecated };
 // How a metric may be summed (docs/reference.md, "Grain").
 enum class Additivity { Additive, SemiAdditive, NonAdditive };
@@ -38,6 +38,10 @@ struct Concept {
     Timestamp valid_until = kNoLimit;
     // A time window's bounds: SQL expressions the glue evaluates; empty for other kinds.
     std::string window_start, window_end;
+    // A segment's relation (OID), its "schema.table" and its predicate (docs/reference.md,
+    // "Segments"); 0 and empty for other kinds.
+    std::uint32_t segment_relation = 0;
+    std::string segment_relation_name, segment_predicate;
     Additivity additivity = Additivity::Additive;
     // The only aggregate names allowed; empty with has_allowed_aggregates false: any.
     bool has_allowed_aggregates = false;

@@ -1,6 +1,7 @@
 #include "pg/pg.hpp"
 #include "pg/catalog/catalog_load.hpp"
 #include "pg/boundary.hpp"
+#include "pg/plan/segment/trees.hpp"
 
 extern "C" {
 #include "executor/spi.h"
@@ -340,6 +341,7 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
     // any aggregate allowed and no declared keys.
     const bool grain = catalog_has_column("concepts", "additivity");
     load_concepts(catalog, grain);
+    segment::load_segments(catalog, governed_relations);
     load_terms(catalog);
     const bool by_name = roles_by_name();
     load_defaults(catalog, by_name);

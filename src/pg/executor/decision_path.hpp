@@ -26,7 +26,8 @@ struct StatementTime {
 
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
                       const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
-                      const char *source, const StatementTime &time);
+                      const char *source, const StatementTime &time,
+                      const SegmentFacts &segments = {});
 
 // The time facts of one execution (empty unless the read holds a dated measure): the range on
 // each time column and the bound windows, evaluated now.

@@ -3,6 +3,7 @@
 #include "pg/boundary.hpp"
 #include "pg/compat.hpp"
 #include "pg/plan/grain/walk.hpp"
+#include "pg/plan/segment/scans.hpp"
 #include "pg/plan/time_quals.hpp"
 
 extern "C" {
@@ -18,14 +19,17 @@ extern "C" {
 
 namespace clarify::pg {
 
-// Which range table entries are governed relations; nullptr when none is (the common case).
+// Which range table entries are governed relations or have segments; nullptr when none is (the
+// common case).
 bool *watched_entries(const Catalog &catalog, List *range_table) {
     int n = pg_guard([&] { return list_length(range_table); });
     bool *watched = nullptr;
     for (int i = 0; i < n; ++i) {
         RangeTblEntry *rte = static_cast<RangeTblEntry *>(list_nth(range_table, i));
         Oid relation = entry_relation(rte);
-        if (!OidIsValid(relation) || !catalog.governs_relation(relation)) continue;
+        if (!OidIsValid(relation) ||
+            (!catalog.governs_relation(relation) && catalog.segments_on(relation).empty()))
+            continue;
         if (!watched) watched = pg_guard([&] { return static_cast<bool *>(palloc0(n)); });
         watched[i] = true;
     }
@@ -117,6 +121,7 @@ PlanFacts plan_facts(const Catalog &catalog, PlannedStmt *stmt) {
     PlanFacts out;
     bool *watched = watched_entries(catalog, stmt->rtable);
     if (!watched) return out;
+    if (catalog.has_segments()) out.segments = segment::segment_facts(catalog, stmt);
     ReadSet reads = pg_guard([&] { return plan_read_set(stmt, watched); });
     out.read = governed_reads(catalog, reads);
     if (out.read.empty()) return out;

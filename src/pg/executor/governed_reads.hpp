@@ -5,6 +5,7 @@
 #include "pg/pg.hpp"
 #include "core/model/catalog.hpp"
 #include "core/decide/decision.hpp"
+#include "core/decide/segments.hpp"
 #include "pg/plan/read_set.hpp"
 
 #include <memory>
@@ -22,9 +23,11 @@ struct PlanFacts {
     GovernedReads read;
     std::vector<AggregateUse> aggregates;  // over governed columns (pg/plan/grain/walk.hpp)
     const TimeQuals *time = nullptr;       // in the plan's memory context; nullptr: none scanned
+    SegmentFacts segments;                 // pg/plan/segment/scans.hpp
 };
 
-// Which range table entries are governed relations; nullptr when none is (the common case).
+// Which range table entries are governed relations or have segments; nullptr when none is (the
+// common case).
 bool *watched_entries(const Catalog &catalog, List *range_table);
 // The governed columns among reads, and among what a plan reads (traced from its output).
 GovernedReads governed_reads(const Catalog &catalog, ReadSet reads);

@@ -47,16 +47,20 @@ bool checking_privileges = false;
 void gate_range_table(List *range_table, List *perminfos) {
     if (!session_is_gated()) return;
     std::shared_ptr<const Catalog> catalog = governance_catalog();
-    if (!catalog || catalog->column_count() == 0) return;
+    if (!catalog || (catalog->column_count() == 0 && !catalog->has_segments())) return;
 
     PlannedStmt *stmt =
         starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
     if (stmt) {
         if (starting_explain_only) return;  // plain EXPLAIN reads nothing
         std::shared_ptr<const PlanFacts> facts = cached_plan_facts(catalog, stmt);
-        if (!facts || facts->read.empty()) return;
+        if (!facts) return;
+        // A statement that reads no governed column may still be a decision: its segments.
+        if (facts->read.empty() && !segments_decide(*catalog, current_record(),
+                                                    current_mentions(catalog), facts->segments))
+            return;
         decide_statement(catalog, facts->read, facts->aggregates, stmt, starting_text,
-                         StatementTime{facts->time, starting_params});
+                         StatementTime{facts->time, starting_params}, facts->segments);
         // Its periods were read in this TimeZone: the scans must read them in the same.
         if (facts->time && starting_query && starting_query->estate)
             pg_guard([&] { hold_time_zone(starting_query->estate); });

@@ -308,6 +308,16 @@ struct CheckedDecision {
     bool governed = false;
 };
 
+// The segments of every statement of a checked text, sorted and without duplicates.
+void merge_segments(SegmentFacts &into, const SegmentFacts &more) {
+    into.applied.insert(into.applied.end(), more.applied.begin(), more.applied.end());
+    into.scanned.insert(into.scanned.end(), more.scanned.begin(), more.scanned.end());
+    std::sort(into.applied.begin(), into.applied.end());
+    into.applied.erase(std::unique(into.applied.begin(), into.applied.end()), into.applied.end());
+    std::sort(into.scanned.begin(), into.scanned.end());
+    into.scanned.erase(std::unique(into.scanned.begin(), into.scanned.end()), into.scanned.end());
+}
+
 template <typename ContextOf>
 CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, const char *sql,
                                  ContextOf ctx_of) {
@@ -316,6 +326,7 @@ CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, 
     GovernedReads read;
     std::vector<AggregateUse> aggregates;
     TimeFacts time;
+    SegmentFacts segments;
     if (planned.has_copy_reads) {
         check_copy_privileges(planned.copy_relation, planned.copy_selected);
         read = governed_reads(*catalog, planned.copy_reads);
@@ -327,6 +338,7 @@ CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, 
         for (const GovernedColumn *c : facts.read)
             if (std::find(read.begin(), read.end(), c) == read.end()) read.push_back(c);
         aggregates.insert(aggregates.end(), facts.aggregates.begin(), facts.aggregates.end());
+        merge_segments(segments, facts.segments);
         if (catalog->has_time_policies() && !facts.read.empty()) {
             const TimeQuals *quals = pg_guard([&] { return find_time_quals(*catalog, stmt); });
             TimeFacts stmt_time = time_facts_of(catalog, facts.read, StatementTime{quals, nullptr});
@@ -335,9 +347,12 @@ CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, 
         }
     }
     CheckedDecision out;
-    out.decision = decide(*catalog, ctx_of(*catalog), current_record(), read, aggregates, time,
-                          decide_options(catalog));
-    out.governed = !read.empty();
+    DecideOptions options = decide_options(catalog);
+    options.segments = &segments;
+    out.decision =
+        decide(*catalog, ctx_of(*catalog), current_record(), read, aggregates, time, options);
+    out.governed = !read.empty() ||
+                   segments_decide(*catalog, current_record(), current_mentions(catalog), segments);
     return out;
 }
 
