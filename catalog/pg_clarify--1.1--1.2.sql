@@ -1219,3 +1219,13 @@ CREATE FUNCTION clarify.lint()
 COMMENT ON FUNCTION clarify.lint() IS
     'What in the catalog will surprise users (ambiguity hidden by a synonym, dead mappings, inverted windows, defaults and approvals for no agent, unapproved concepts in use, semi-additive measures without a snapshot, stale defaults and approvals), each with a fix to paste.';
 REVOKE ALL ON FUNCTION clarify.lint() FROM PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Clarification budget (docs/dba-guide.md, "Clarification budget")
+--------------------------------------------------------------------------------------------------
+
+-- pg_clarify.max_rounds counts a question's rounds (its rejected AMBIGUOUS decisions) on the
+-- rejection path only (src/pg/executor/question_rounds.cpp): this index finds the batches that
+-- name the question without reading the others. GIN's pending list keeps the writer's insert of
+-- a batch cheap; an allowed statement never reads it.
+CREATE INDEX audit_batches_question_ids_idx ON clarify.audit_batches USING gin (question_ids);

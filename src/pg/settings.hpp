@@ -27,6 +27,7 @@ extern char *audit_conninfo;   // pg_clarify.audit_conninfo: "" unless this serv
 extern int assume_below;       // an AssumeBelow
 extern bool require_question;  // pg_clarify.require_question
 extern int enforcement;        // pg_clarify.enforcement: an Enforcement
+extern int max_rounds;         // pg_clarify.max_rounds: 0 = no budget
 
 void define_settings();
 
