@@ -9,10 +9,12 @@ export function positiveInteger(value: unknown): number | null {
     return typeof value === "number" && Number.isInteger(value) && value >= 1 ? value : null;
 }
 
-/** "question 2 of 3" with a budget, "question 2" without; null when the round was not counted. */
+/**
+ * "question 2 of 3"; null without a budget (the person is not shown a count without an end) or
+ * when the round was not counted. The model's JSON carries the round either way.
+ */
 export function roundLine(r: Rounds): string | null {
-    if (r.round == null) return null;
-    if (r.maxRounds == null) return `question ${r.round}`;
+    if (r.round == null || r.maxRounds == null) return null;
     if (r.budgetExhausted) return `question ${r.round} (all ${r.maxRounds} rounds used)`;
     return `question ${r.round} of ${r.maxRounds}`;
 }

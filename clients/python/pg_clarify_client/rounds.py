@@ -14,13 +14,12 @@ def positive_int(value: Any) -> Optional[int]:
 
 
 def round_line(error: Any) -> Optional[str]:
-    """ "question 2 of 3" (with a budget), "question 2" (without), None when not counted."""
+    """ "question 2 of 3"; None without a budget (the person is not told a count without an
+    end) or when the round was not counted."""
     current = getattr(error, "round", None)
-    if current is None:
-        return None
     total = getattr(error, "max_rounds", None)
-    if total is None:
-        return f"question {current}"
+    if current is None or total is None:
+        return None
     if getattr(error, "budget_exhausted", False):
         return f"question {current} (all {total} rounds used)"
     return f"question {current} of {total}"
