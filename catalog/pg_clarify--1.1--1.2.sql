@@ -1751,3 +1751,13 @@ CREATE TRIGGER concepts_segment_version
 REVOKE ALL ON FUNCTION clarify_internal.segment_predicate_check(regclass, text),
     clarify_internal.concepts_segment_check(), clarify_internal.concepts_segment_version()
     FROM PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Clarification budget (docs/dba-guide.md, "Clarification budget")
+--------------------------------------------------------------------------------------------------
+
+-- pg_clarify.max_rounds counts a question's rounds (its rejected AMBIGUOUS decisions) on the
+-- rejection path only (src/pg/executor/question_rounds.cpp): this index finds the batches that
+-- name the question without reading the others. GIN's pending list keeps the writer's insert of
+-- a batch cheap; an allowed statement never reads it.
+CREATE INDEX audit_batches_question_ids_idx ON clarify.audit_batches USING gin (question_ids);

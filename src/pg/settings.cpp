@@ -28,6 +28,7 @@ int assume_below = static_cast<int>(AssumeBelow::None);
 bool require_question = false;
 int enforcement = static_cast<int>(Enforcement::Enforce);
 int abandon_after_s = 3600;
+int max_rounds = 0;
 
 namespace {
 
@@ -241,6 +242,13 @@ void define_settings() {
                              "never relaxed.",
                              &enforcement, static_cast<int>(Enforcement::Enforce),
                              enforcement_options, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    // PGC_SUSET, as pg_clarify.enforcement: an agent cannot lift its own budget.
+    DefineCustomIntVariable("pg_clarify.max_rounds",
+                            "How many clarification rounds a question gets before lower-impact "
+                            "meanings are assumed.",
+                            "0: unlimited. A superuser sets it, also per role with ALTER ROLE ... "
+                            "SET; high-impact meanings are still asked.",
+                            &max_rounds, 0, 0, 1000, PGC_SUSET, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "pg_clarify.audit_retained_wal",
         "The most write-ahead log kept for sync decisions not yet in the audit.",

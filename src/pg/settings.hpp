@@ -28,6 +28,7 @@ extern int assume_below;       // an AssumeBelow
 extern bool require_question;  // pg_clarify.require_question
 extern int abandon_after_s;    // pg_clarify.abandon_after, seconds
 extern int enforcement;        // pg_clarify.enforcement: an Enforcement
+extern int max_rounds;         // pg_clarify.max_rounds: 0 = no budget
 
 void define_settings();
 

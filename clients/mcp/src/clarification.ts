@@ -130,7 +130,7 @@ async function settle(
     if (!client.canElicit) return clarificationResult(r, slot, question.id, context);
     let answer;
     try {
-        answer = readAnswer(slot, await ctx.elicit(choiceRequest(slot, question.text, context)));
+        answer = readAnswer(slot, await ctx.elicit(choiceRequest(slot, question.text, context, r)));
     } catch (error) {
         return rejectionResult(
             r,

@@ -4,6 +4,7 @@ import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotoco
 
 import { describeRange } from "./periods.js";
 import type { Slot } from "./rejection.js";
+import { type Rounds, roundLines } from "./rounds.js";
 
 /** The choice value of "Other": not a concept id (ids never start with a colon). */
 export const OTHER = ":other";
@@ -92,6 +93,7 @@ export function choiceRequest(
     slot: Slot,
     asked: string,
     context: AskContext = NO_CONTEXT,
+    rounds?: Rounds,
 ): ElicitRequestFormParams {
     const oneOf = slot.options.map((o) => ({
         const: o.value,
@@ -100,10 +102,11 @@ export function choiceRequest(
     oneOf.push({ const: OTHER, title: "Other (describe below)" });
     // The gate's question, the person's words it is about (catalog terms), then the model's text.
     const about = mentionedLine(slot.term, context.mentioned);
+    const budget = roundLines(rounds).map((line) => `${line}\n`);
     return {
         mode: "form",
         message:
-            `${slotQuestion(slot)}\n${about ? `${about}\n` : ""}` +
+            `${slotQuestion(slot)}\n${about ? `${about}\n` : ""}${budget.join("")}` +
             `For your question, as the assistant worded it: “${assistantLine(asked)}”`,
         requestedSchema: {
             type: "object",

@@ -1,5 +1,6 @@
 // The gate's rejections (SQLSTATE QC00x) read from a PostgreSQL error: MESSAGE, HINT and the
 // DETAIL's JSON payload (docs/reference.md, "SQLSTATEs").
+import { positiveInteger } from "./rounds.js";
 
 export interface Option {
     value: string;
@@ -31,6 +32,10 @@ export interface Rejection {
     questionId: string | null;
     decisionId: string | null;
     slots: Slot[];
+    /** The question's round (1 for the first), its budget and whether it is spent (src/rounds.ts). */
+    round?: number | null;
+    maxRounds?: number | null;
+    budgetExhausted?: boolean;
 }
 
 /** The states whose slots may carry options the person can choose from. */
@@ -93,6 +98,9 @@ export function readRejection(error: unknown): Rejection | null {
         questionId: text("question_id"),
         decisionId: text("decision_id"),
         slots,
+        round: positiveInteger(payload?.round),
+        maxRounds: positiveInteger(payload?.max_rounds),
+        budgetExhausted: payload?.budget_exhausted === true,
     };
 }
 

@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type AskContext, mentionedLine, NO_CONTEXT } from "./elicitation.js";
 import { describeRange } from "./periods.js";
 import type { Rejection, Slot } from "./rejection.js";
+import { roundLines } from "./rounds.js";
 
 /** How each binding source reads in a sentence ("Recognized revenue, confirmed by the user"). */
 const SOURCE_PHRASES: Record<string, string> = {
@@ -103,6 +104,9 @@ function rejectionJson(r: Rejection): Record<string, unknown> {
         question_id: r.questionId,
         decision_id: r.decisionId,
         slots: r.slots,
+        ...(r.round != null ? { round: r.round } : {}),
+        ...(r.maxRounds != null ? { max_rounds: r.maxRounds } : {}),
+        ...(r.budgetExhausted ? { budget_exhausted: true } : {}),
     };
 }
 
@@ -138,6 +142,7 @@ export function clarificationResult(
             `The query needs the user to choose a meaning before it can run (${r.state}, question id ${questionId}).`,
             `Ask the user: ${slot.question ?? r.hint ?? "Which meaning do you mean?"}`,
             ...(about ? [about] : []),
+            ...roundLines(r),
             ...optionLines(slot, context.timeZone),
             "The user's choice must be recorded by the application, as the confirmer role with " +
                 "clarify.confirm(), never by the model: this client cannot show MCP elicitation forms, " +

@@ -21,6 +21,7 @@ from .errors import (
     gate_error_from,
 )
 from .ranges import describe_range
+from .rounds import round_line, yours_line
 from .record import MAX_RECORD_BYTES, SOURCES, Binding, ResolutionRecord, Source
 from .session import RESOLUTION_SETTING, GatedSession
 
@@ -52,4 +53,6 @@ __all__ = [
     "describe_range",
     "gate_error_from",
     "revoke",
+    "round_line",
+    "yours_line",
 ]

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 from .errors import GateError, Slot
 from .record import same_term
 from .ranges import describe_range
+from .rounds import round_line, yours_line
 
 #: Chat UIs show the header as a short chip above the question; longer text is cut.
 HEADER_MAX = 12
@@ -50,7 +51,15 @@ def as_choice_questions(
     """
     words = error.mentioned_terms if mentioned is None else tuple(mentioned)
     zone = error.time_zone if time_zone is None else time_zone
-    return [_choice(slot, words, zone) for slot in error.slots if slot.options]
+    questions = [_choice(slot, words, zone) for slot in error.slots if slot.options]
+    # The clarification budget (rounds.py): which round, and whose choice it now is.
+    line, yours = round_line(error), yours_line(error)
+    for question in questions:
+        if line:
+            question["round"] = line
+        if yours:
+            question["yours"] = yours
+    return questions
 
 
 def _choice(slot: Slot, mentioned: Sequence[str], time_zone: Optional[str]) -> Dict[str, Any]:

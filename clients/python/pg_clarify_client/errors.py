@@ -14,6 +14,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Type
 
 import psycopg
 
+from .rounds import positive_int
+
 
 @dataclass(frozen=True)
 class Option:
@@ -181,6 +183,21 @@ class GateError(Exception):
     @property
     def status(self) -> Optional[str]:
         return _text(self.payload.get("status"))
+
+    @property
+    def round(self) -> Optional[int]:
+        """This rejection's round of its question (1 for the first); None when not counted."""
+        return positive_int(self.payload.get("round"))
+
+    @property
+    def max_rounds(self) -> Optional[int]:
+        """The question's budget (pg_clarify.max_rounds); None when there is none."""
+        return positive_int(self.payload.get("max_rounds"))
+
+    @property
+    def budget_exhausted(self) -> bool:
+        """The budget is spent and this meaning is still asked: the person must choose."""
+        return self.payload.get("budget_exhausted") is True
 
     @property
     def question(self) -> str:

@@ -73,12 +73,14 @@ bool below(Impact impact, AssumeBelow threshold) {
 // The meaning assumed for a column whose every slot is a low-impact ambiguity that no default
 // touches; nothing when one of them must be asked.
 std::optional<Coverage> assumption(const detail::Rules &rules, const GovernedColumn &column,
-                                   const std::vector<Slot> &slots, AssumeBelow threshold) {
+                                   const std::vector<Slot> &slots, const DecideOptions &options) {
     if (slots.empty()) return std::nullopt;
     for (const Slot &s : slots) {
         bool conflict = false;
-        if (s.state != State::Ambiguous || s.time_range || !below(s.impact, threshold) ||
-            !s.default_concept.empty() || s.term.empty())
+        bool assumed = below(s.impact, options.assume_below) ||
+                       (options.budget_spent && assumed_once_spent(s));
+        if (s.state != State::Ambiguous || s.time_range || !assumed || !s.default_concept.empty() ||
+            s.term.empty())
             return std::nullopt;
         if (rules.applicable_default(s.term, &conflict) || conflict) return std::nullopt;
     }
@@ -97,7 +99,6 @@ Decision decide(const Catalog &catalog, const AgentContext &ctx, const Resolutio
                 const std::vector<const GovernedColumn *> &read,
                 const std::vector<AggregateUse> &aggregates, const TimeFacts &time,
                 const DecideOptions &options) {
-    const AssumeBelow assume_below = options.assume_below;
     detail::Rules rules(catalog, ctx, record, options.mentioned);
     Decision decision;
     for (const GovernedColumn *column : read) {
@@ -115,7 +116,7 @@ Decision decide(const Catalog &catalog, const AgentContext &ctx, const Resolutio
                 slots.push_back(rules.unresolved(column->concept_ids.front()));
             for (Slot &s : slots)
                 s.impact = s.term.empty() ? Impact::High : catalog.impact_of(s.term);
-            if ((covered = assumption(rules, *column, slots, assume_below))) {
+            if ((covered = assumption(rules, *column, slots, options))) {
                 if (const Concept *c = catalog.concept(covered->concept_id))
                     covered->concept_version = c->version;
                 slots.clear();

@@ -2,6 +2,7 @@
 // a statement's read set.
 #pragma once
 #include "core/core_guard.hpp"
+#include "core/decide/budget.hpp"
 #include "core/model/catalog.hpp"
 #include "core/model/record.hpp"
 #include "core/model/states.hpp"
@@ -138,6 +139,7 @@ struct Decision {
     std::vector<std::string> columns;  // every governed column read
     std::vector<Coverage> covered;
     std::vector<Slot> slots;  // every failing slot
+    Rounds rounds;            // its question's rounds (core/decide/budget.hpp), when counted
     bool allowed() const { return state == State::Resolved; }
 };
 
@@ -161,6 +163,9 @@ struct DecideOptions {
     AssumeBelow assume_below = AssumeBelow::None;
     // pg_clarify.require_question: a decision without the user's words is UNVERIFIED.
     bool require_question = false;
+    // pg_clarify.max_rounds: the question's budget is spent, so an AMBIGUOUS slot below high
+    // impact is assumed (core/decide/budget.hpp).
+    bool budget_spent = false;
     // The terms the record's question mentions (Catalog::mentioned_terms), as the glue matched
     // them once per record and catalog; nullptr: matched here.
     const std::vector<std::string> *mentioned = nullptr;

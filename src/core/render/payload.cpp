@@ -1,4 +1,5 @@
 #include "core/render/payload.hpp"
+#include "core/decide/budget.hpp"
 #include "core/decide/units.hpp"
 
 #include <nlohmann/json.hpp>
@@ -183,6 +184,12 @@ std::string decision_json(const Catalog &catalog, const Decision &d, const std::
         for (const Coverage &c : d.covered) covered.push_back(coverage_json(c));
         o["bindings"] = std::move(covered);
     }
+    // The question's rounds (core/decide/budget.hpp).
+    if (shows_rounds(d)) {
+        o["round"] = d.rounds.round;
+        if (d.rounds.max_rounds > 0) o["max_rounds"] = d.rounds.max_rounds;
+        if (d.rounds.exhausted) o["budget_exhausted"] = true;
+    }
     return o.dump();
 }
 
@@ -247,6 +254,7 @@ std::string hint_text(const Catalog &catalog, const Decision &d) {
             out += s.advice;
         }
     }
+    if (std::string spent = spent_hint(d); !spent.empty()) out = spent + " " + out;
     return one_line(out);
 }
 

@@ -334,6 +334,10 @@ void follow_role_rename(const char *old_name, const char *new_name) {
     });
 }
 
+void run_as_extension_owner(const std::function<void()> &body) {
+    as_extension_owner([&] { body(); });
+}
+
 void announce_catalog_change(Oid table) {
     pg_guard([&] { CacheInvalidateRelcacheByRelid(table); });
 }

@@ -6,6 +6,7 @@
 #include "core/model/catalog.hpp"
 #include "core/decide/decision.hpp"
 
+#include <functional>
 #include <memory>
 
 namespace clarify::pg {
@@ -44,6 +45,10 @@ bool loading_governance();
 // After ALTER ROLE old_name RENAME TO new_name: the rows of this database's catalog that name
 // the role take the new name (other databases follow the role by the OID they recorded).
 void follow_role_rename(const char *old_name, const char *new_name);
+
+// Runs body with SPI connected, the newest committed snapshot and the extension owner as the
+// current user (the audit is not the agent's to read); its own queries are never decisions.
+void run_as_extension_owner(const std::function<void()> &body);
 
 // Called by the catalog tables' trigger: every backend reloads at its next statement.
 void announce_catalog_change(Oid table);

@@ -11,6 +11,7 @@
 #include "pg/shared_memory.hpp"
 #include "pg/plan/time_quals.hpp"
 #include "pg/catalog/time_windows.hpp"
+#include "pg/executor/question_rounds.hpp"
 
 extern "C" {
 #include "commands/dbcommands.h"
@@ -171,17 +172,30 @@ struct DecisionCache {
     int assume_below = 0;
     bool require_question = false;
     int enforcement = 0;
+    bool budget_spent = false;
     Decision decision;
     AuditRecord audit;   // without the per-statement facts
     uint64 refresh = 0;  // counts the times it was filled
 };
 DecisionCache cached;
+// Numbers every filling of a DecisionCache (cached, and the rounds' copy below).
+uint64 refreshes = 0;
+
+// The audit record of a decision, with the enforcement mode and the hashes the queue needs.
+AuditRecord audit_of(const Catalog &catalog, const Decision &decision,
+                     const ResolutionRecord &record) {
+    AuditRecord a = audit_record_of(catalog, decision, record);
+    apply_enforcement(a, static_cast<Enforcement>(enforcement));
+    a.shape_hash = shape_hash_of(audit_key(), a);
+    if (!a.record.empty()) a.record_hash = content_hash(audit_key(), "record", a.record);
+    return a;
+}
 
 // Step 1, decide: the cached decision, decided again when anything it depends on moved.
 const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog_ptr,
                                    const GovernedReads &read,
                                    const std::vector<AggregateUse> &aggregates, TimeFacts time,
-                                   const SegmentFacts &segments) {
+                                   const SegmentFacts &segments, bool budget_spent = false) {
     const Catalog &catalog = *catalog_ptr;
     struct Key {
         Oid session, outer;
@@ -195,19 +209,17 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                key.now < cached.valid_until && cached.read == read &&
                cached.aggregates == aggregates && cached.time == time &&
                cached.segments == segments && cached.assume_below == assume_below &&
-               cached.require_question == require_question && cached.enforcement == enforcement;
+               cached.require_question == require_question && cached.enforcement == enforcement &&
+               cached.budget_spent == budget_spent;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
     DecideOptions options = decide_options(catalog_ptr);
     options.segments = &segments;
+    options.budget_spent = budget_spent;
     cached.decision = decide(catalog, ctx, record, read, aggregates, time, options);
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
-    cached.audit = audit_record_of(catalog, cached.decision, record);
-    apply_enforcement(cached.audit, static_cast<Enforcement>(enforcement));
-    cached.audit.shape_hash = shape_hash_of(audit_key(), cached.audit);
-    if (!cached.audit.record.empty())
-        cached.audit.record_hash = content_hash(audit_key(), "record", cached.audit.record);
+    cached.audit = audit_of(catalog, cached.decision, record);
     cached.catalog = catalog_ptr;
     cached.catalog_generation = catalog_generation();
     cached.membership_generation = membership_generation();
@@ -223,8 +235,30 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.assume_below = assume_below;
     cached.require_question = require_question;
     cached.enforcement = enforcement;
-    ++cached.refresh;
+    cached.budget_spent = budget_spent;
+    cached.refresh = ++refreshes;
     return cached;
+}
+
+// Step 1b, the clarification budget, on the rejection path only: an enforced AMBIGUOUS
+// decision under a question_id is decided again once its question's budget is spent, and
+// carries its round (core/decide/budget.hpp). Anything else is returned as it was.
+const DecisionCache &decide_rounds(const std::shared_ptr<const Catalog> &catalog,
+                                   const GovernedReads &read,
+                                   const std::vector<AggregateUse> &aggregates,
+                                   const SegmentFacts &segments, const DecisionCache &decided) {
+    if (enforcement != static_cast<int>(Enforcement::Enforce)) return decided;
+    const ResolutionRecord &record = current_record();
+    std::optional<Rounds> rounds = rounds_for(decided.decision, record.question_id);
+    if (!rounds) return decided;
+    const DecisionCache *spent = &decided;
+    if (rounds->exhausted) spent = &decide_cached(catalog, read, aggregates, decided.time, segments, true);
+    static DecisionCache stamped;
+    stamped = *spent;
+    stamped.decision.rounds = *rounds;
+    stamped.audit = audit_of(*catalog, stamped.decision, record);
+    stamped.refresh = ++refreshes;
+    return stamped;
 }
 
 // Step 2, the audit record: built in place in `last`. Its shared fields are copied only when the
@@ -432,12 +466,12 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResul
     }
     if (a.allowed) {
         if (a.would_reject && a.enforcement == Enforcement::Warn) warn_rejection(catalog, decision);
-        for (const std::string &text : assumption_texts(catalog, decision)) {
-            const char *message = text.c_str();
+        for (const AssumptionWarning &w :
+             assumption_warnings(catalog, decision, static_cast<AssumeBelow>(assume_below))) {
+            const char *message = w.message.c_str(), *detail = w.detail.c_str();
             pg_guard([&] {
-                ereport(WARNING, (errcode(ERRCODE_WARNING), errmsg("pg_clarify %s", message),
-                                  errdetail("Its impact is below pg_clarify.assume_below, so it "
-                                            "was assumed rather than asked.")));
+                ereport(WARNING, (errcode(ERRCODE_WARNING), errmsg_internal("%s", message),
+                                  errdetail_internal("%s", detail)));
             });
         }
         return;
@@ -474,7 +508,9 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog, const Gover
                       const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
                       const char *source, const StatementTime &time, const SegmentFacts &segments) {
     const DecisionCache &decided =
-        decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time), segments);
+        decide_rounds(catalog, read, aggregates, segments,
+                      decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time),
+                                    segments));
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);

@@ -9,6 +9,7 @@
 #include "pg/executor/hooks.hpp"
 #include "pg/executor/governed_reads.hpp"
 #include "pg/executor/decision_path.hpp"
+#include "pg/executor/question_rounds.hpp"
 #include "pg/plan/time_quals.hpp"
 #include "pg/boundary.hpp"
 #include "pg/compat.hpp"
@@ -318,9 +319,11 @@ void merge_segments(SegmentFacts &into, const SegmentFacts &more) {
     into.scanned.erase(std::unique(into.scanned.begin(), into.scanned.end()), into.scanned.end());
 }
 
+// `rounds`: the round the statement would be (docs/reference.md, "Clarification budget"),
+// read from the audit without counting one; replay() decides without it.
 template <typename ContextOf>
 CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, const char *sql,
-                                 ContextOf ctx_of) {
+                                 ContextOf ctx_of, bool rounds = false) {
     PlannedCheck planned = {};
     pg_guard([&] { plan_restricted(&planned, sql); });
     GovernedReads read;
@@ -349,8 +352,16 @@ CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, 
     CheckedDecision out;
     DecideOptions options = decide_options(catalog);
     options.segments = &segments;
-    out.decision =
-        decide(*catalog, ctx_of(*catalog), current_record(), read, aggregates, time, options);
+    AgentContext ctx = ctx_of(*catalog);
+    out.decision = decide(*catalog, ctx, current_record(), read, aggregates, time, options);
+    std::optional<Rounds> counted = rounds && enforcement == static_cast<int>(Enforcement::Enforce)
+                                        ? rounds_for(out.decision, current_record().question_id)
+                                        : std::nullopt;
+    if (counted && counted->exhausted) {
+        options.budget_spent = true;
+        out.decision = decide(*catalog, ctx, current_record(), read, aggregates, time, options);
+    }
+    if (counted) out.decision.rounds = *counted;
     out.governed = !read.empty() ||
                    segments_decide(*catalog, current_record(), current_mentions(catalog), segments);
     return out;
@@ -368,8 +379,8 @@ std::shared_ptr<const Catalog> catalog_for_check() {
 
 std::string check_statement(const char *sql) {
     std::shared_ptr<const Catalog> catalog = catalog_for_check();
-    CheckedDecision checked =
-        decide_for_check(catalog, sql, [](const Catalog &c) { return agent_context(c); });
+    CheckedDecision checked = decide_for_check(
+        catalog, sql, [](const Catalog &c) { return agent_context(c); }, true);
     std::string out = check_json(*catalog, checked.decision, current_record().question_id,
                                  session_is_gated(), checked.governed);
     // What enforce would do, whatever the mode; the mode beside it (docs/reference.md, check()).
