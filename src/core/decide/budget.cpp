@@ -24,6 +24,7 @@ bool kind_assumed_once_spent(ConceptKind kind) {
         case ConceptKind::Metric:
         case ConceptKind::Dimension:
         case ConceptKind::TimeWindow:
+        case ConceptKind::Segment:  // contract §19: segment slots take their term's impact
             return true;
     }
     return false;

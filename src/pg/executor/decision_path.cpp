@@ -252,7 +252,8 @@ const DecisionCache &decide_rounds(const std::shared_ptr<const Catalog> &catalog
     std::optional<Rounds> rounds = rounds_for(decided.decision, record.question_id);
     if (!rounds) return decided;
     const DecisionCache *spent = &decided;
-    if (rounds->exhausted) spent = &decide_cached(catalog, read, aggregates, decided.time, segments, true);
+    if (rounds->exhausted)
+        spent = &decide_cached(catalog, read, aggregates, decided.time, segments, true);
     static DecisionCache stamped;
     stamped = *spent;
     stamped.decision.rounds = *rounds;
@@ -507,10 +508,9 @@ TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const Gov
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
                       const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
                       const char *source, const StatementTime &time, const SegmentFacts &segments) {
-    const DecisionCache &decided =
-        decide_rounds(catalog, read, aggregates, segments,
-                      decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time),
-                                    segments));
+    const DecisionCache &decided = decide_rounds(
+        catalog, read, aggregates, segments,
+        decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time), segments));
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);
