@@ -72,6 +72,13 @@ struct Coverage {
 // or the user's question itself (pg_clarify.require_question).
 enum class SlotCheck { Meaning, Fanout, Additivity, Question };
 
+// An entity slot's option (docs/reference.md, "Entities"): the key as text, and the name with its
+// details.
+struct EntityOption {
+    std::string value, label;
+    bool operator==(const EntityOption &o) const { return value == o.value && label == o.label; }
+};
+
 // One thing the user must be asked about (a meaning read that nothing approved), or the agent
 // told to rewrite (a grain problem).
 struct Slot {
@@ -102,6 +109,11 @@ struct Slot {
     std::string aggregate;
     std::vector<std::string> allowed;
     std::string advice;
+    // Entity slots (core/entity/entity.hpp): the name as written, the entities it may mean.
+    bool entity = false;
+    std::string value;
+    std::vector<EntityOption> entity_options;
+    bool truncated = false;
 };
 
 // One aggregate (or aggregate used as a window function) whose argument reads a governed column,
@@ -132,6 +144,8 @@ struct Decision {
     std::vector<std::string> columns;  // every governed column read
     std::vector<Coverage> covered;
     std::vector<Slot> slots;  // every failing slot
+    // Entity names resolved to one key: {relation, value, key} (core/entity/entity.hpp).
+    std::vector<std::vector<std::string>> entity_bindings;
     bool allowed() const { return state == State::Resolved; }
 };
 
