@@ -98,7 +98,8 @@ TEST(EntityOutcome, NoMatchIsUnsupportedWithPrefixOptions) {
     json s = payload(d)["slots"][0];
     EXPECT_EQ(s["state"], "UNSUPPORTED");
     EXPECT_EQ(s["reason"], "no Customer is named \"Acmee\"");
-    EXPECT_EQ(s["options"], json::parse(R"([{"value": "1", "label": "Acme (Berlin)"}])"));
+    const json expected = json::array({json{{"value", "1"}, {"label", "Acme (Berlin)"}}});
+    EXPECT_EQ(s["options"], expected);
     EXPECT_EQ(s["truncated"], false);
 }
 

@@ -167,6 +167,7 @@ struct DecisionCache {
     std::vector<const GovernedColumn *> read;
     std::vector<AggregateUse> aggregates;
     TimeFacts time;
+    std::vector<EntityLookup> entities;
     int assume_below = 0;
     bool require_question = false;
     int enforcement = 0;
@@ -179,7 +180,8 @@ DecisionCache cached;
 // Step 1, decide: the cached decision, decided again when anything it depends on moved.
 const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog_ptr,
                                    const GovernedReads &read,
-                                   const std::vector<AggregateUse> &aggregates, TimeFacts time) {
+                                   const std::vector<AggregateUse> &aggregates, TimeFacts time,
+                                   const std::vector<EntityLookup> &entities) {
     const Catalog &catalog = *catalog_ptr;
     struct Key {
         Oid session, outer;
@@ -192,6 +194,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.outer == key.outer && cached.valid_from <= key.now &&
                key.now < cached.valid_until && cached.read == read &&
                cached.aggregates == aggregates && cached.time == time &&
+               cached.entities == entities &&
                cached.assume_below == assume_below && cached.require_question == require_question &&
                cached.enforcement == enforcement;
     if (hit) return cached;
@@ -199,6 +202,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     AgentContext ctx = agent_context(catalog);
     cached.decision =
         decide(catalog, ctx, record, read, aggregates, time, decide_options(catalog_ptr));
+    add_entity_outcomes(cached.decision, entities);
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
     cached.audit = audit_record_of(catalog, cached.decision, record);
     apply_enforcement(cached.audit, static_cast<Enforcement>(enforcement));
@@ -216,6 +220,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.read = read;
     cached.aggregates = aggregates;
     cached.time = std::move(time);
+    cached.entities = entities;
     cached.assume_below = assume_below;
     cached.require_question = require_question;
     cached.enforcement = enforcement;
@@ -468,9 +473,10 @@ TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const Gov
 
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
                       const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
-                      const char *source, const StatementTime &time) {
+                      const char *source, const StatementTime &time,
+                      const std::vector<EntityLookup> &entities) {
     const DecisionCache &decided =
-        decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time));
+        decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time), entities);
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);

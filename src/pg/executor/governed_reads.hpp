@@ -15,6 +15,7 @@ namespace clarify::pg {
 using GovernedReads = std::vector<const GovernedColumn *>;
 
 struct TimeQuals;
+struct EntityQuals;
 
 // What a plan reads, how it aggregates it and its conditions on time columns: computed once per
 // plan, cached together.
@@ -22,6 +23,7 @@ struct PlanFacts {
     GovernedReads read;
     std::vector<AggregateUse> aggregates;  // over governed columns (pg/plan/grain/walk.hpp)
     const TimeQuals *time = nullptr;       // in the plan's memory context; nullptr: none scanned
+    const EntityQuals *entities = nullptr;  // likewise (pg/plan/entity/); nullptr: no name filtered
 };
 
 // Which range table entries are governed relations; nullptr when none is (the common case).

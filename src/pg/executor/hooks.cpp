@@ -12,6 +12,7 @@
 #include "pg/settings.hpp"
 #include "pg/shared_memory.hpp"
 #include "pg/executor/time_zone_hold.hpp"
+#include "pg/plan/entity/lookup.hpp"
 
 extern "C" {
 #include "access/parallel.h"
@@ -47,16 +48,20 @@ bool checking_privileges = false;
 void gate_range_table(List *range_table, List *perminfos) {
     if (!session_is_gated()) return;
     std::shared_ptr<const Catalog> catalog = governance_catalog();
-    if (!catalog || catalog->column_count() == 0) return;
+    if (!catalog || (catalog->column_count() == 0 && catalog->entities().empty())) return;
 
     PlannedStmt *stmt =
         starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
     if (stmt) {
         if (starting_explain_only) return;  // plain EXPLAIN reads nothing
         std::shared_ptr<const PlanFacts> facts = cached_plan_facts(catalog, stmt);
-        if (!facts || facts->read.empty()) return;
+        if (!facts || (facts->read.empty() && !facts->entities)) return;
+        // The names it filters by, looked up now (docs/reference.md, "Entities").
+        std::vector<EntityLookup> entities =
+            lookup_entities(evaluate_entity_quals(*catalog, facts->entities, starting_params));
+        if (facts->read.empty() && entities.empty()) return;
         decide_statement(catalog, facts->read, facts->aggregates, stmt, starting_text,
-                         StatementTime{facts->time, starting_params});
+                         StatementTime{facts->time, starting_params}, entities);
         // Its periods were read in this TimeZone: the scans must read them in the same.
         if (facts->time && starting_query && starting_query->estate)
             pg_guard([&] { hold_time_zone(starting_query->estate); });
@@ -137,7 +142,7 @@ void mark_audit_writer() {
 }
 
 bool gate_active() {
-    return gate_enabled && !in_audit_writer && !loading_governance();
+    return gate_enabled && !in_audit_writer && !loading_governance() && !entity_lookup_running();
 }
 
 void install_gate() {

@@ -25,6 +25,7 @@ const struct config_enum_entry kind_options[] = {
     {"grain", static_cast<int>(Kind::Grain), false},
     {"proof", static_cast<int>(Kind::Proof), false},
     {"time", static_cast<int>(Kind::Time), false},
+    {"entity", static_cast<int>(Kind::Entity), false},
     {nullptr, 0, false},
 };
 
@@ -52,7 +53,7 @@ void define_debug_settings() {
                             nullptr, nullptr, nullptr);
     DefineCustomEnumVariable(
         "pg_clarify.debug_walk", "For tests: which walk pg_clarify.debug_walk_delay slows down.",
-        "all, read_set, grain, proof or time.", &debug_kind, 0, kind_options, PGC_SUSET,
+        "all, read_set, grain, proof, time or entity.", &debug_kind, 0, kind_options, PGC_SUSET,
         GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
 }
 
