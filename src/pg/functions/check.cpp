@@ -5,6 +5,7 @@
 // rights of the DBA or the app dry-running the agent's SQL). The caller's privilege checks
 // apply before anything is reported.
 #include "pg/pg.hpp"
+#include "pg/plan/entity/lookup.hpp"
 #include "pg/functions/check.hpp"
 #include "pg/executor/hooks.hpp"
 #include "pg/executor/governed_reads.hpp"
@@ -310,12 +311,13 @@ struct CheckedDecision {
 
 template <typename ContextOf>
 CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, const char *sql,
-                                 ContextOf ctx_of) {
+                                 ContextOf ctx_of, bool look_up_entities) {
     PlannedCheck planned = {};
     pg_guard([&] { plan_restricted(&planned, sql); });
     GovernedReads read;
     std::vector<AggregateUse> aggregates;
     TimeFacts time;
+    std::vector<EntityName> names;
     if (planned.has_copy_reads) {
         check_copy_privileges(planned.copy_relation, planned.copy_selected);
         read = governed_reads(*catalog, planned.copy_reads);
@@ -333,11 +335,20 @@ CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, 
             for (auto &r : stmt_time.ranges) time.ranges.push_back(std::move(r));
             if (!stmt_time.windows.empty()) time.windows = std::move(stmt_time.windows);
         }
+        // The names it filters by (parameters unbound name nothing), looked up as the caller.
+        if (look_up_entities && !catalog->entities().empty()) {
+            const EntityQuals *quals = pg_guard([&] { return find_entity_quals(*catalog, stmt); });
+            for (EntityName &n : evaluate_entity_quals(*catalog, quals, nullptr))
+                if (std::find(names.begin(), names.end(), n) == names.end())
+                    names.push_back(std::move(n));
+        }
     }
+    std::vector<EntityLookup> entities = lookup_entities(names);
     CheckedDecision out;
     out.decision = decide(*catalog, ctx_of(*catalog), current_record(), read, aggregates, time,
                           decide_options(catalog));
-    out.governed = !read.empty();
+    add_entity_outcomes(out.decision, entities);
+    out.governed = !read.empty() || !entities.empty();
     return out;
 }
 
@@ -354,7 +365,7 @@ std::shared_ptr<const Catalog> catalog_for_check() {
 std::string check_statement(const char *sql) {
     std::shared_ptr<const Catalog> catalog = catalog_for_check();
     CheckedDecision checked =
-        decide_for_check(catalog, sql, [](const Catalog &c) { return agent_context(c); });
+        decide_for_check(catalog, sql, [](const Catalog &c) { return agent_context(c); }, true);
     std::string out = check_json(*catalog, checked.decision, current_record().question_id,
                                  session_is_gated(), checked.governed);
     // What enforce would do, whatever the mode; the mode beside it (docs/reference.md, check()).
@@ -367,7 +378,7 @@ ReplayedDecision replay_statement(const char *sql, Oid session_role, Oid acting_
     std::shared_ptr<const Catalog> catalog = catalog_for_check();
     CheckedDecision checked = decide_for_check(catalog, sql, [&](const Catalog &c) {
         return agent_context_for(c, session_role, acting_role);
-    });
+    }, false);  // the audited agent's rows are not the caller's: its names are not looked up
     ReplayedDecision out;
     out.state = to_string(checked.decision.state);
     out.detail = check_json(*catalog, checked.decision, current_record().question_id, true,
