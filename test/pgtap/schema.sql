@@ -1,7 +1,7 @@
 -- The catalog's shape as the library and pg_dump rely on it: names, types, keys, triggers,
 -- function signatures and attributes, and the tables pg_dump must carry.
 BEGIN;
-SELECT plan(88);
+SELECT plan(90);
 
 -- Tables and their columns (the library reads these names).
 SELECT has_schema('clarify');
@@ -75,6 +75,9 @@ SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'text', 'agent_roles.
 SELECT col_is_pk('clarify', 'agent_roles', 'agent_role', 'agent_roles is keyed by agent_role');
 SELECT columns_are('clarify', 'unique_keys', ARRAY['relation', 'columns', 'approved_by', 'note', 'approved_at']);
 SELECT col_type_is('clarify', 'unique_keys', 'columns', 'name[]', 'unique_keys.columns is name[]');
+SELECT columns_are('clarify', 'entities', ARRAY['relation', 'name_column', 'key_column', 'label',
+    'detail_columns', 'match', 'max_options', 'approved_by']);
+SELECT col_type_is('clarify', 'entities', 'detail_columns', 'name[]', 'entities.detail_columns is name[]');
 
 -- Every catalog table tells the sessions' caches when it changed, whatever the statement.
 SELECT is(
@@ -88,8 +91,8 @@ SELECT is(
         AND t.tgtype & 8 <> 0         -- DELETE
         AND t.tgtype & 16 <> 0        -- UPDATE
         AND t.tgtype & 32 <> 0),      -- TRUNCATE
-    ARRAY['agent_roles', 'approvals', 'concept_columns', 'concepts', 'defaults', 'terms', 'unique_keys'],
-    'catalog_changed fires after every kind of write, once per statement, on all seven tables');
+    ARRAY['agent_roles', 'approvals', 'concept_columns', 'concepts', 'defaults', 'entities', 'terms', 'unique_keys'],
+    'catalog_changed fires after every kind of write, once per statement, on all eight tables');
 
 -- Functions: signatures, return types, volatility, and who runs them with which rights.
 SELECT function_returns('clarify_internal', 'catalog_changed', ARRAY[]::text[], 'trigger');
@@ -146,7 +149,7 @@ SELECT set_eq(
           'clarify.approvals', 'clarify.agent_roles', 'clarify.defaults_id_seq',
           'clarify.approvals_id_seq', 'clarify.audit_batches', 'clarify.audit_batches_batch_id_seq', 'clarify.audit_texts',
           'clarify.audit_shapes', 'clarify.audit_purges', 'clarify.audit_purges_id_seq',
-          'clarify.audit_notes', 'clarify.unique_keys', 'clarify.audit_origins'],
+          'clarify.audit_notes', 'clarify.unique_keys', 'clarify.audit_origins', 'clarify.entities'],
     'every catalog and audit table and sequence is dumped');
 SELECT is((SELECT bool_and(c = '') FROM pg_extension, unnest(extcondition) AS c
             WHERE extname = 'pg_clarify'),

@@ -36,8 +36,9 @@ json payload(const Decision &d) {
 }
 
 TEST(EntityLabel, NameWithPresentDetailsInOrder) {
-    EXPECT_EQ(entity_option_label("Acme", {std::string("Berlin"), std::nullopt, std::string("B2B")}),
-              "Acme (Berlin, B2B)");
+    EXPECT_EQ(
+        entity_option_label("Acme", {std::string("Berlin"), std::nullopt, std::string("B2B")}),
+        "Acme (Berlin, B2B)");
     EXPECT_EQ(entity_option_label("Acme", {std::nullopt}), "Acme");
     EXPECT_EQ(entity_option_label("Acme", {}), "Acme");
 }
@@ -55,9 +56,10 @@ TEST(EntityOutcome, OneMatchBindsItsKey) {
     EXPECT_TRUE(d.allowed());
     json p = payload(d);
     ASSERT_EQ(p["bindings"].size(), 1u);
-    EXPECT_EQ(p["bindings"][0],
-              json({{"kind", "entity"}, {"relation", "public.customers"}, {"value", "Acme"},
-                    {"key", "1"}}));
+    EXPECT_EQ(p["bindings"][0], json({{"kind", "entity"},
+                                      {"relation", "public.customers"},
+                                      {"value", "Acme"},
+                                      {"key", "1"}}));
     EXPECT_EQ(json::parse(bindings_json(d)), p["bindings"]);
 }
 

@@ -42,15 +42,15 @@ Slot entity_slot(const EntityLookup &l) {
         s.reason = "no " + e.label + " is named \"" + l.value + "\"";
         s.entity_options = l.prefix;
         s.truncated = l.prefix_truncated;
-        s.question = "No " + e.label + " is named \"" + l.value + "\". Which " + e.label +
-                     " do you mean?";
+        s.question =
+            "No " + e.label + " is named \"" + l.value + "\". Which " + e.label + " do you mean?";
     } else {
         s.state = State::Ambiguous;
         s.reason = (l.matches.size() > max ? "more than " + std::to_string(max)
                                            : std::to_string(l.matches.size())) +
                    " " + e.label + " entries are named \"" + l.value + "\"";
-        s.entity_options.assign(l.matches.begin(),
-                                l.matches.begin() + static_cast<long>(std::min(l.matches.size(), max)));
+        s.entity_options.assign(l.matches.begin(), l.matches.begin() + static_cast<long>(std::min(
+                                                                           l.matches.size(), max)));
         s.truncated = l.matches.size() > max;
         s.question = "Which " + e.label + " do you mean by \"" + l.value + "\"?";
     }

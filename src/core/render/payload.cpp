@@ -60,7 +60,8 @@ json entity_options_json(const Slot &s) {
 json entity_bindings_json(const Decision &d) {
     json list = json::array();
     for (const std::vector<std::string> &b : d.entity_bindings)
-        list.push_back(json{{"kind", "entity"}, {"relation", b[0]}, {"value", b[1]}, {"key", b[2]}});
+        list.push_back(
+            json{{"kind", "entity"}, {"relation", b[0]}, {"value", b[1]}, {"key", b[2]}});
     return list;
 }
 
@@ -223,10 +224,9 @@ std::string message_for(const Catalog &catalog, const Decision &d) {
                            ? " (and " + std::to_string(d.slots.size() - 1) + " more unresolved)"
                            : "";
     if (s.entity)
-        return (s.state == State::Ambiguous ? "the " + s.term + " named \"" + s.value +
-                                                  "\" is ambiguous: "
-                                            : "the " + s.term + " named \"" + s.value +
-                                                  "\" is not known: ") +
+        return (s.state == State::Ambiguous
+                    ? "the " + s.term + " named \"" + s.value + "\" is ambiguous: "
+                    : "the " + s.term + " named \"" + s.value + "\" is not known: ") +
                s.reason + more;
     if (s.time_range) {
         const std::string measure = term_of_measure(catalog, s);

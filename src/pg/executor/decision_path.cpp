@@ -194,9 +194,8 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.outer == key.outer && cached.valid_from <= key.now &&
                key.now < cached.valid_until && cached.read == read &&
                cached.aggregates == aggregates && cached.time == time &&
-               cached.entities == entities &&
-               cached.assume_below == assume_below && cached.require_question == require_question &&
-               cached.enforcement == enforcement;
+               cached.entities == entities && cached.assume_below == assume_below &&
+               cached.require_question == require_question && cached.enforcement == enforcement;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);

@@ -179,10 +179,9 @@ std::shared_ptr<const PlanFacts> cached_plan_facts(const std::shared_ptr<const C
             e.read.reset();
         }
     }
-    const EntityQuals *entities =
-        catalog->entities().empty()
-            ? nullptr
-            : pg_guard([&] { return find_entity_quals(*catalog, stmt); });
+    const EntityQuals *entities = catalog->entities().empty()
+                                      ? nullptr
+                                      : pg_guard([&] { return find_entity_quals(*catalog, stmt); });
     if (!entities && !watched_entries(*catalog, stmt->rtable)) return nullptr;
     auto read = std::make_shared<PlanFacts>(plan_facts(*catalog, stmt));
     if (!read->read.empty() && catalog->has_time_policies())

@@ -21,8 +21,8 @@ struct EntityQuals;
 // plan, cached together.
 struct PlanFacts {
     GovernedReads read;
-    std::vector<AggregateUse> aggregates;  // over governed columns (pg/plan/grain/walk.hpp)
-    const TimeQuals *time = nullptr;       // in the plan's memory context; nullptr: none scanned
+    std::vector<AggregateUse> aggregates;   // over governed columns (pg/plan/grain/walk.hpp)
+    const TimeQuals *time = nullptr;        // in the plan's memory context; nullptr: none scanned
     const EntityQuals *entities = nullptr;  // likewise (pg/plan/entity/); nullptr: no name filtered
 };
 

@@ -364,8 +364,8 @@ std::shared_ptr<const Catalog> catalog_for_check() {
 
 std::string check_statement(const char *sql) {
     std::shared_ptr<const Catalog> catalog = catalog_for_check();
-    CheckedDecision checked =
-        decide_for_check(catalog, sql, [](const Catalog &c) { return agent_context(c); }, true);
+    CheckedDecision checked = decide_for_check(
+        catalog, sql, [](const Catalog &c) { return agent_context(c); }, true);
     std::string out = check_json(*catalog, checked.decision, current_record().question_id,
                                  session_is_gated(), checked.governed);
     // What enforce would do, whatever the mode; the mode beside it (docs/reference.md, check()).
@@ -376,9 +376,10 @@ std::string check_statement(const char *sql) {
 
 ReplayedDecision replay_statement(const char *sql, Oid session_role, Oid acting_role) {
     std::shared_ptr<const Catalog> catalog = catalog_for_check();
-    CheckedDecision checked = decide_for_check(catalog, sql, [&](const Catalog &c) {
-        return agent_context_for(c, session_role, acting_role);
-    }, false);  // the audited agent's rows are not the caller's: its names are not looked up
+    CheckedDecision checked = decide_for_check(
+        catalog, sql,
+        [&](const Catalog &c) { return agent_context_for(c, session_role, acting_role); },
+        false);  // the audited agent's rows are not the caller's: its names are not looked up
     ReplayedDecision out;
     out.state = to_string(checked.decision.state);
     out.detail = check_json(*catalog, checked.decision, current_record().question_id, true,

@@ -87,8 +87,8 @@ Found run_lookup(const char *sql, const char *value) {
     MemoryContextSwitchTo(old);
     for (uint64 r = 0; r < f.count; ++r)
         for (int c = 0; c < f.width; ++c)
-            f.values[r * f.width + c] = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc,
-                                                     c + 1);
+            f.values[r * f.width + c] =
+                SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1);
     return f;
 }
 
@@ -141,7 +141,8 @@ std::vector<EntityLookup> lookup_entities(const std::vector<EntityName> &names) 
                 return r;
             });
             const char *value = n.value.c_str();
-            const char *sql = pg_guard([&] { return lookup_sql(e, n.case_insensitive, false, readable); });
+            const char *sql =
+                pg_guard([&] { return lookup_sql(e, n.case_insensitive, false, readable); });
             Found found = pg_guard([&] { return run_lookup(sql, value); });
             EntityLookup l;
             l.entity = &e;
