@@ -13,6 +13,7 @@ extern "C" {
 }
 
 #include <string>
+#include <unordered_map>
 
 namespace clarify::pg {
 
@@ -75,12 +76,41 @@ char *lookup_sql(const Entity &e, bool ci, bool prefix, const bool *readable) {
     return sql.data;
 }
 
+// Prepared lookups by their SQL, kept for the session: a point query by name plans its lookup
+// once (the plan cache replans it when the relation, a policy or the user's row security changes).
+std::unordered_map<std::string, SPIPlanPtr> &prepared() {
+    static auto *plans = new std::unordered_map<std::string, SPIPlanPtr>;
+    return *plans;
+}
+constexpr size_t kMaxPrepared = 64;
+
+SPIPlanPtr prepared_plan(const char *sql) {
+    auto &plans = prepared();
+    auto found = plans.find(sql);
+    if (found != plans.end()) return found->second;
+    if (plans.size() >= kMaxPrepared) {
+        for (auto &entry : plans) {
+            SPIPlanPtr old = entry.second;
+            pg_guard([&] { SPI_freeplan(old); });
+        }
+        plans.clear();
+    }
+    SPIPlanPtr plan = pg_guard([&] {
+        Oid types[1] = {TEXTOID};
+        SPIPlanPtr p = SPI_prepare(sql, 1, types);
+        if (!p) elog(ERROR, "pg_clarify: entity lookup could not be prepared: %s", sql);
+        if (SPI_keepplan(p) != 0) elog(ERROR, "pg_clarify: SPI_keepplan failed");
+        return p;
+    });
+    plans.emplace(sql, plan);
+    return plan;
+}
+
 // Runs one lookup through SPI (connected by the caller), read-only. PostgreSQL level.
-Found run_lookup(const char *sql, const char *value) {
-    Oid types[1] = {TEXTOID};
+Found run_lookup(SPIPlanPtr plan, const char *value) {
     Datum values[1] = {CStringGetTextDatum(value)};
-    if (SPI_execute_with_args(sql, 1, types, values, nullptr, true, 0) != SPI_OK_SELECT)
-        elog(ERROR, "pg_clarify: entity lookup failed: %s", sql);
+    if (SPI_execute_plan(plan, values, nullptr, true, 0) != SPI_OK_SELECT)
+        elog(ERROR, "pg_clarify: entity lookup failed");
     Found f{SPI_processed, SPI_tuptable->tupdesc->natts, nullptr};
     MemoryContext old = MemoryContextSwitchTo(SPI_tuptable->tuptabcxt->parent);
     f.values = static_cast<char **>(palloc0(sizeof(char *) * (f.count * f.width + 1)));
@@ -143,7 +173,8 @@ std::vector<EntityLookup> lookup_entities(const std::vector<EntityName> &names) 
             const char *value = n.value.c_str();
             const char *sql =
                 pg_guard([&] { return lookup_sql(e, n.case_insensitive, false, readable); });
-            Found found = pg_guard([&] { return run_lookup(sql, value); });
+            SPIPlanPtr plan = prepared_plan(sql);
+            Found found = pg_guard([&] { return run_lookup(plan, value); });
             EntityLookup l;
             l.entity = &e;
             l.value = n.value;
@@ -153,7 +184,8 @@ std::vector<EntityLookup> lookup_entities(const std::vector<EntityName> &names) 
                 const char *prefix = start.c_str();
                 const char *prefix_sql =
                     pg_guard([&] { return lookup_sql(e, n.case_insensitive, true, readable); });
-                Found near = pg_guard([&] { return run_lookup(prefix_sql, prefix); });
+                SPIPlanPtr near_plan = prepared_plan(prefix_sql);
+                Found near = pg_guard([&] { return run_lookup(near_plan, prefix); });
                 l.prefix = options_of(e, near, readable);
                 l.prefix_truncated = l.prefix.size() > static_cast<size_t>(e.max_options);
                 if (l.prefix_truncated) l.prefix.resize(static_cast<size_t>(e.max_options));
