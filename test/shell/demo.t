@@ -6,7 +6,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 25
+plan 28
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)
 rc=$?
 check "./scripts/demo </dev/null exits 0" test "$rc" -eq 0
@@ -34,6 +34,10 @@ contains "the low-impact channel is assumed with a WARNING" "$out" 'WARNING: pg_
 contains "the fan-out join is refused with QC006" "$out" "SQLSTATE QC006 GRAIN"
 contains "the rewritten query answers" "$out" "-> allowed: 31650.00 (Booked revenue, each order counted once)"
 contains "the audit trail is shown" "$out" "q_1046   | rejected | UNVERIFIED"
+contains "\"revenue for Acme\" asks which Customer" "$out" \
+    'Which Customer do you mean by "Acme Corp"?'
+contains "the two Acme Corps are told apart by city" "$out" "2. Acme Corp (Paris)"
+contains "the re-run by key answers" "$out" "-> allowed by key:"
 
 # DEMO_PORT and --keep: the cluster stays up on that port, with the lines to connect and stop.
 out=$(cd "$repo" && DEMO_PORT=55463 ./scripts/demo --keep </dev/null 2>&1)

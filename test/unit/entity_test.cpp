@@ -76,6 +76,7 @@ TEST(EntityOutcome, SeveralMatchesAreAmbiguous) {
     EXPECT_EQ(s["options"].size(), 3u);
     EXPECT_EQ(s["options"][0], json({{"value", "1"}, {"label", "Acme (City 1)"}}));
     EXPECT_EQ(s["truncated"], false);
+    EXPECT_EQ(s["key_column"], "id");
     EXPECT_EQ(hint_text(Catalog{}, d),
               "Which Customer do you mean by \"Acme\"? Acme (City 1), Acme (City 2) or Acme "
               "(City 3)");

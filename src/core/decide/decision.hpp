@@ -112,6 +112,7 @@ struct Slot {
     // Entity slots (core/entity/entity.hpp): the name as written, the entities it may mean.
     bool entity = false;
     std::string value;
+    std::string key_column;  // what the agent filters on once the user chose (`id = 42`)
     std::vector<EntityOption> entity_options;
     bool truncated = false;
 };

@@ -34,6 +34,7 @@ Slot entity_slot(const EntityLookup &l) {
     s.entity = true;
     s.term = e.label;
     s.value = l.value;
+    s.key_column = e.key_column;
     s.impact = Impact::High;
     s.columns.push_back(e.relation_name + "." + e.name_column);
     const std::size_t max = static_cast<std::size_t>(e.max_options);

@@ -76,6 +76,7 @@ json slot_json(const Catalog &catalog, const Slot &s) {
     o["options"] = s.entity ? entity_options_json(s) : options_json(catalog, s.options);
     if (s.entity) {
         o["value"] = s.value;
+        o["key_column"] = s.key_column;
         o["truncated"] = s.truncated;
     }
     // A period's options carry their evaluated windows.
