@@ -129,7 +129,9 @@ function optionLines(slot: Slot, timeZone: string): string[] {
 export function entityFilter(slot: Slot, key: string): string {
     const column = typeof slot.key_column === "string" ? slot.key_column : "the key column";
     const nameColumn = slot.columns?.[0] ?? "";
-    const relation = nameColumn.includes(".") ? nameColumn.slice(0, nameColumn.lastIndexOf(".")) : "";
+    const relation = nameColumn.includes(".")
+        ? nameColumn.slice(0, nameColumn.lastIndexOf("."))
+        : "";
     return `${relation ? `${relation}.` : ""}${column} = '${key.replace(/'/g, "''")}'`;
 }
 
@@ -176,9 +178,15 @@ export function clarificationResult(
                 `The query names ${slot.term ?? "an entity"} "${String(slot.value ?? "")}", which matches several (${r.state}, question id ${questionId}).`,
                 `Ask the user: ${slot.question ?? r.hint ?? "Which one do you mean?"}`,
                 ...slot.options.map((o) => `- ${o.label} (filter: ${entityFilter(slot, o.value)})`),
-                ...(slot.truncated === true ? ["More match than these; ask for a detail if none is right."] : []),
+                ...(slot.truncated === true
+                    ? ["More match than these; ask for a detail if none is right."]
+                    : []),
                 "Then rewrite the statement with the chosen filter instead of the name and call query again.",
-                json({ status: "awaiting_clarification", ...rejectionJson(r), question_id: questionId }),
+                json({
+                    status: "awaiting_clarification",
+                    ...rejectionJson(r),
+                    question_id: questionId,
+                }),
             ],
             true,
         );
