@@ -91,7 +91,8 @@ bool is_column(Node *node, const ScanContext &c, AttrNumber attnum, bool *ci) {
     if (!IsA(node, Var) || ((Var *)node)->varlevelsup != 0) return false;
     Var *var = (Var *)node;
     if (var->varno == INDEX_VAR) {
-        if (var->varattno < 1 || var->varattno > list_length(c.indextlist)) return false;
+        if (c.indextlist == NIL || var->varattno < 1 || var->varattno > list_length(c.indextlist))
+            return false;
         ScanContext table = c;
         table.indextlist = nullptr;
         return is_column((Node *)((TargetEntry *)list_nth(c.indextlist, var->varattno - 1))->expr,
@@ -268,21 +269,33 @@ bool is_pattern(const char *text) {
 
 }  // namespace
 
-EntityQuals *find_entity_quals(const Catalog &catalog, PlannedStmt *stmt) {
-    bool any = false;
+namespace {
+
+bool reads_entity_relation(const Catalog &catalog, List *rtable) {
     ListCell *lc;
-    foreach (lc, stmt->rtable) {
+    foreach (lc, rtable) {
         RangeTblEntry *rte = (RangeTblEntry *)lfirst(lc);
-        any = any || (rte->rtekind == RTE_RELATION && catalog.has_entity(rte->relid));
+        if (rte->rtekind == RTE_RELATION && catalog.has_entity(rte->relid)) return true;
     }
-    if (!any) return nullptr;
+    return false;
+}
+
+void walk_plans(const Catalog &catalog, PlannedStmt *stmt, EntityQuals *q, List *plans) {
+    ListCell *lc;
+    foreach (lc, plans) walk(catalog, stmt, q, (Plan *)lfirst(lc));
+}
+
+}  // namespace
+
+EntityQuals *find_entity_quals(const Catalog &catalog, PlannedStmt *stmt) {
+    if (!reads_entity_relation(catalog, stmt->rtable)) return nullptr;
     MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(stmt));
     EntityQuals *q = (EntityQuals *)palloc0(sizeof(EntityQuals));
     q->scan_capacity = q->value_capacity = 4;
     q->scans = (EntityScan *)palloc(sizeof(EntityScan) * q->scan_capacity);
     q->values = (EntityValue *)palloc(sizeof(EntityValue) * q->value_capacity);
     walk(catalog, stmt, q, stmt->planTree);
-    foreach (lc, stmt->subplans) walk(catalog, stmt, q, (Plan *)lfirst(lc));
+    walk_plans(catalog, stmt, q, stmt->subplans);
     MemoryContextSwitchTo(old);
     return q->nscans ? q : nullptr;
 }
@@ -348,6 +361,7 @@ std::vector<EntityName> evaluate_entity_quals(const Catalog &catalog, const Enti
         const EntityScan &scan = quals->scans[v.scan];
         if (scan.key_filtered) continue;
         List *texts = pg_guard([&] { return value_texts(v, &estate, params); });
+        if (texts == NIL) continue;  // names nothing
         int n = pg_guard([&] { return list_length(texts); });
         for (int t = 0; t < n; ++t) {
             EntityName name;
