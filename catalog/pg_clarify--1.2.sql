@@ -3366,3 +3366,107 @@ REVOKE ALL ON FUNCTION clarify_internal.segment_predicate_check(regclass, text),
 -- name the question without reading the others. GIN's pending list keeps the writer's insert of
 -- a batch cheap; an allowed statement never reads it.
 CREATE INDEX audit_batches_question_ids_idx ON clarify.audit_batches USING gin (question_ids);
+
+--------------------------------------------------------------------------------------------------
+-- Entities: which "Acme" (docs/dba-guide.md, "Entities"; src/pg/plan/entity/)
+--------------------------------------------------------------------------------------------------
+
+-- A column whose values people use to name things, and the key that identifies one: a statement
+-- filtering it by name is asked "which one?" when several rows answer to the name.
+CREATE TABLE clarify.entities (
+    relation       regclass NOT NULL,
+    name_column    name NOT NULL,
+    key_column     name NOT NULL,
+    label          text NOT NULL,
+    detail_columns name[] NOT NULL DEFAULT '{}',
+    match          text NOT NULL DEFAULT 'case_insensitive'
+                   CHECK (match IN ('exact', 'case_insensitive')),
+    max_options    int NOT NULL DEFAULT 10 CHECK (max_options BETWEEN 1 AND 100),
+    approved_by    text NOT NULL,
+    PRIMARY KEY (relation, name_column),
+    CONSTRAINT entities_approved_by_check CHECK (approved_by ~ '[^[:space:]]'),
+    CONSTRAINT entities_label_check CHECK (label ~ '[^[:space:]]')
+);
+
+COMMENT ON TABLE clarify.entities IS
+    'Columns whose values people use to name things (a customer''s name), with the key that identifies one: a gated statement filtering one by a name several rows share is asked which one.';
+COMMENT ON COLUMN clarify.entities.relation IS 'The table holding the entities.';
+COMMENT ON COLUMN clarify.entities.name_column IS 'The column people name an entity by.';
+COMMENT ON COLUMN clarify.entities.key_column IS 'The column that identifies one entity (proven unique); the agent resolves a name by filtering on it.';
+COMMENT ON COLUMN clarify.entities.label IS 'What an entity is, in business words ("Customer"): the question says it.';
+COMMENT ON COLUMN clarify.entities.detail_columns IS 'Columns shown beside each option''s name to tell entities apart, in this order (those the agent may not read are left out).';
+COMMENT ON COLUMN clarify.entities.match IS 'How people name entities: exact, or case_insensitive (the lookup compares lower-case names).';
+COMMENT ON COLUMN clarify.entities.max_options IS 'How many entities a question lists at most (1 to 100); more are "truncated".';
+COMMENT ON COLUMN clarify.entities.approved_by IS 'The person or body who vouches for the registration.';
+
+CREATE FUNCTION clarify_internal.entities_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel_kind "char";
+    rel_name text;
+    col      name;
+    key_att  smallint;
+BEGIN
+    IF NEW.relation IS NULL OR NEW.name_column IS NULL OR NEW.key_column IS NULL
+       OR NEW.detail_columns IS NULL THEN
+        RETURN NEW;  -- the NOT NULL constraints say it better
+    END IF;
+    SELECT c.relkind, pg_catalog.format('%s.%s', n.nspname, c.relname)
+      INTO rel_kind, rel_name
+      FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = NEW.relation;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'relation with OID % does not exist', NEW.relation::oid
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    IF rel_kind NOT IN ('r', 'm', 'f') THEN
+        RAISE EXCEPTION 'relation "%" is not a table, materialized view or foreign table', rel_name
+            USING ERRCODE = 'wrong_object_type';
+    END IF;
+    FOREACH col IN ARRAY ARRAY[NEW.name_column, NEW.key_column] || NEW.detail_columns LOOP
+        IF col IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                                       WHERE a.attrelid = NEW.relation AND a.attname = col
+                                         AND a.attnum > 0 AND NOT a.attisdropped) THEN
+            RAISE EXCEPTION 'column "%" of relation "%" does not exist', col, rel_name
+                USING ERRCODE = 'undefined_column';
+        END IF;
+        -- Options show these columns' values: a governed meaning must not leak through them.
+        IF EXISTS (SELECT 1 FROM clarify.concept_columns m
+                    WHERE m.relation = NEW.relation AND m.column_name = col) THEN
+            RAISE EXCEPTION 'column "%" of relation "%" is a governed concept column', col, rel_name
+                USING ERRCODE = 'check_violation',
+                      HINT = 'An entity''s name, key and detail columns are shown in its options: use columns that carry no governed meaning.';
+        END IF;
+    END LOOP;
+    SELECT a.attnum INTO key_att FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = NEW.relation AND a.attname = NEW.key_column;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index i
+                    WHERE i.indrelid = NEW.relation AND i.indisunique AND i.indisvalid
+                      AND i.indpred IS NULL AND i.indnkeyatts = 1 AND i.indkey[0] = key_att)
+       AND NOT EXISTS (SELECT 1 FROM clarify.unique_keys k
+                        WHERE k.relation = NEW.relation AND k.columns = ARRAY[NEW.key_column]) THEN
+        RAISE EXCEPTION 'key column "%" of relation "%" is not proven unique', NEW.key_column, rel_name
+            USING ERRCODE = 'check_violation',
+                  HINT = 'Add a primary key or unique index on it, or declare it in clarify.unique_keys.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.entities_check() IS
+    'Refuses an entity on unknown columns, with a key not proven unique, naming a governed concept column, or without an approver.';
+
+CREATE TRIGGER entities_check
+    BEFORE INSERT OR UPDATE ON clarify.entities
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.entities_check();
+CREATE TRIGGER catalog_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON clarify.entities
+    FOR EACH STATEMENT EXECUTE FUNCTION clarify_internal.catalog_changed();
+
+REVOKE ALL ON clarify.entities FROM PUBLIC;
+GRANT SELECT ON clarify.entities TO PUBLIC;
+REVOKE ALL ON FUNCTION clarify_internal.entities_check() FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('clarify.entities', '');

@@ -72,7 +72,8 @@ def pick(choice):
     if choice.get("about"):
         say("    " + choice["about"])  # which of the user's words this is about
     for n, option in enumerate(choice["options"], 1):
-        say(f"      {n}. {option['label']} - {option['description']}")
+        described = f" - {option['description']}" if option.get("description") else ""
+        say(f"      {n}. {option['label']}{described}")
     if sys.stdin.isatty():
         while True:
             answer = input(f"  Your choice [1-{len(choice['options'])}]: ").strip()
@@ -80,6 +81,10 @@ def pick(choice):
                 return choice["options"][int(answer) - 1]
             say(f"  '{answer}' is not one of the choices: type a number from 1 to "
                 f"{len(choice['options'])} and press Enter.")
+    if choice.get("entity"):  # which "Acme": the first one listed
+        option = choice["options"][0]
+        say(f"  (stdin is not a terminal: the demo answers for the user: {option['label']})")
+        return option
     # A period's slot names the user's term ("last quarter"), so tell it by its options.
     period = any(o["value"].startswith("window.") for o in choice["options"])
     wanted = "window.fiscal_q3_2026" if period else "metric.recognized_revenue"
@@ -281,7 +286,27 @@ def main():
     rows = agent.run(rewritten, ("Germany", *LAST_QUARTER))
     say(f"  -> allowed: {rows[0][0]} (Booked revenue, each order counted once)")
 
-    section("10. The audit trail of this conversation (read by the DBA; agents cannot)")
+    section('10. "Show revenue for Acme" -- two customers are named Acme Corp')
+    record = ResolutionRecord("q_1049", "Show booked revenue for Acme Corp",
+                              (Binding("revenue", "metric.booked_revenue", "explicit"),))
+    agent.attach(record)
+    by_name = ("SELECT sum(o.booked_amount) FROM sales.orders o "
+               "JOIN sales.customer_orders co ON co.order_id = o.id "
+               "JOIN sales.customers c ON c.id = co.customer_id WHERE c.name = %s")
+    say(f"  agent SQL:    {by_name % repr('Acme Corp')}")
+    try:
+        agent.run(by_name, ("Acme Corp",))
+        raise SystemExit("the gate summed two customers named alike")
+    except ClarificationRequired as which:
+        show_rejection(which)
+        customer = pick(as_choice_question(which))
+    by_key = by_name.replace("c.name = %s", "c.id = %s")
+    say(f"  the agent filters by the key the user chose (customer {customer['value']}):")
+    say(f"  agent SQL:    {by_key % customer['value']}")
+    rows = agent.run(by_key, (int(customer["value"]),))
+    say(f"  -> allowed by key: {rows[0][0]} ({customer['label']} only)")
+
+    section("11. The audit trail of this conversation (read by the DBA; agents cannot)")
     # Sync decisions are durable before each answer; their rows follow shortly after.
     dba.execute("SELECT clarify.audit_wait()")
     table(dba.execute(

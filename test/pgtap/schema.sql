@@ -1,7 +1,7 @@
 -- The catalog's shape as the library and pg_dump rely on it: names, types, keys, triggers,
 -- function signatures and attributes, and the tables pg_dump must carry.
 BEGIN;
-SELECT plan(90);
+SELECT plan(92);
 
 -- Tables and their columns (the library reads these names).
 SELECT has_schema('clarify');
@@ -16,7 +16,8 @@ SELECT has_table('clarify', 'unique_keys', 'unique_keys exists');
 SELECT columns_are('clarify', 'concepts',
     ARRAY['id', 'kind', 'label', 'description', 'owner', 'status', 'available', 'version',
           'aliases', 'valid_from', 'valid_until', 'window_start', 'window_end', 'additivity',
-          'allowed_aggregates', 'segment_relation', 'segment_predicate']);
+          'allowed_aggregates', 'segment_relation', 'segment_predicate', 'unit',
+          'window_time_zone']);
 SELECT col_type_is('clarify', 'concepts', 'segment_relation', 'regclass', 'concepts.segment_relation is regclass');
 SELECT col_type_is('clarify', 'concepts', 'segment_predicate', 'text', 'concepts.segment_predicate is text');
 SELECT col_type_is('clarify', 'concepts', 'window_start', 'text', 'concepts.window_start is text');
@@ -31,7 +32,7 @@ SELECT col_is_pk('clarify', 'concepts', 'id', 'concepts is keyed by id');
 
 SELECT columns_are('clarify', 'concept_columns',
     ARRAY['concept_id', 'relation', 'column_name', 'attnum', 'time_column', 'requires_time_range',
-          'snapshot_column', 'schema_name', 'table_name']);
+          'snapshot_column', 'schema_name', 'table_name', 'unit_column']);
 SELECT col_type_is('clarify', 'concept_columns', 'time_column', 'name', 'concept_columns.time_column is name');
 SELECT col_type_is('clarify', 'concept_columns', 'requires_time_range', 'boolean', 'concept_columns.requires_time_range is boolean');
 SELECT col_default_is('clarify', 'concept_columns', 'requires_time_range', 'false', 'a period is not required unless said');
@@ -77,6 +78,9 @@ SELECT col_type_is('clarify', 'agent_roles', 'agent_role', 'text', 'agent_roles.
 SELECT col_is_pk('clarify', 'agent_roles', 'agent_role', 'agent_roles is keyed by agent_role');
 SELECT columns_are('clarify', 'unique_keys', ARRAY['relation', 'columns', 'approved_by', 'note', 'approved_at']);
 SELECT col_type_is('clarify', 'unique_keys', 'columns', 'name[]', 'unique_keys.columns is name[]');
+SELECT columns_are('clarify', 'entities', ARRAY['relation', 'name_column', 'key_column', 'label',
+    'detail_columns', 'match', 'max_options', 'approved_by']);
+SELECT col_type_is('clarify', 'entities', 'detail_columns', 'name[]', 'entities.detail_columns is name[]');
 
 -- Every catalog table tells the sessions' caches when it changed, whatever the statement.
 SELECT is(
@@ -90,8 +94,8 @@ SELECT is(
         AND t.tgtype & 8 <> 0         -- DELETE
         AND t.tgtype & 16 <> 0        -- UPDATE
         AND t.tgtype & 32 <> 0),      -- TRUNCATE
-    ARRAY['agent_roles', 'approvals', 'concept_columns', 'concepts', 'defaults', 'terms', 'unique_keys'],
-    'catalog_changed fires after every kind of write, once per statement, on all seven tables');
+    ARRAY['agent_roles', 'approvals', 'concept_columns', 'concepts', 'defaults', 'entities', 'terms', 'unique_keys'],
+    'catalog_changed fires after every kind of write, once per statement, on all eight tables');
 
 -- Functions: signatures, return types, volatility, and who runs them with which rights.
 SELECT function_returns('clarify_internal', 'catalog_changed', ARRAY[]::text[], 'trigger');
@@ -149,7 +153,7 @@ SELECT set_eq(
           'clarify.approvals_id_seq', 'clarify.audit_batches', 'clarify.audit_batches_batch_id_seq', 'clarify.audit_texts',
           'clarify.audit_shapes', 'clarify.audit_purges', 'clarify.audit_purges_id_seq',
           'clarify.audit_notes', 'clarify.unique_keys', 'clarify.audit_origins',
-          'clarify.eval_cases'],
+          'clarify.eval_cases', 'clarify.entities'],
     'every catalog and audit table and sequence is dumped');
 SELECT is((SELECT bool_and(c = '') FROM pg_extension, unnest(extcondition) AS c
             WHERE extname = 'pg_clarify'),

@@ -6,7 +6,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 28
+plan 31
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)
 rc=$?
 check "./scripts/demo </dev/null exits 0" test "$rc" -eq 0
@@ -39,6 +39,10 @@ contains "examples/eval_cases.sql is scored: every ambiguous case is asked" "$ou
 contains "and every resolved case with rows answers them" "$out" \
     " business_correct_answer_rate | 1.0000 |     2"
 contains "the demo ends with the report's path" "$out" "report: $repo/build/demo/report.html"
+contains "\"revenue for Acme\" asks which Customer" "$out" \
+    'Which Customer do you mean by "Acme Corp"?'
+contains "the two Acme Corps are told apart by city" "$out" "2. Acme Corp (Paris)"
+contains "the re-run by key answers" "$out" "-> allowed by key:"
 
 # DEMO_PORT and --keep: the cluster stays up on that port, with the lines to connect and stop.
 out=$(cd "$repo" && DEMO_PORT=55463 ./scripts/demo --keep </dev/null 2>&1)

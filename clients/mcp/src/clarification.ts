@@ -13,6 +13,7 @@ import { type Binding, type Question, type QuestionBook, recordFor } from "./que
 import { askingSlot, readRejection, type Rejection, type Slot, slotKey } from "./rejection.js";
 import {
     clarificationResult,
+    entityResult,
     errorResult,
     meaningsOf,
     otherResult,
@@ -117,7 +118,7 @@ async function settle(
                     : "rewrite it to read the settled meaning."),
         );
     }
-    if (!refused.has(key)) {
+    if (!refused.has(key) && slot.kind !== "entity") {
         const named = await namedOption(ctx, slot, question.text);
         if (named !== null) {
             explicit.set(key, { term, concept: named, source: "explicit" });
@@ -145,6 +146,9 @@ async function settle(
         );
     }
     if (answer.kind === "other") return otherResult(r, slot, answer.text, question.id);
+    // Which "Acme": nothing to confirm, the model filters by the chosen key (contract §14).
+    if (slot.kind === "entity")
+        return entityResult(r, slot, answer.concept, answer.label, question.id);
     let approvalId: string;
     try {
         approvalId = await ctx.db.confirm({

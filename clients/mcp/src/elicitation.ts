@@ -12,7 +12,7 @@ export const CHOICE_FIELD = "meaning";
 export const OTHER_FIELD = "other";
 
 export type Answer =
-    | { kind: "chosen"; concept: string; label: string }
+    | { kind: "chosen"; concept: string; label: string } // an entity slot's concept is its key
     | { kind: "other"; text: string }
     | { kind: "declined"; action: "decline" | "cancel" };
 
@@ -113,7 +113,12 @@ export function choiceRequest(
             properties: {
                 [CHOICE_FIELD]: {
                     type: "string",
-                    title: slot.term ? `Meaning of "${slot.term}"` : "Meaning",
+                    title:
+                        slot.kind === "entity"
+                            ? `Which ${slot.term ?? "one"}`
+                            : slot.term
+                              ? `Meaning of "${slot.term}"`
+                              : "Meaning",
                     // The business's question: the gate's reason is for the model, not the person.
                     description: slotQuestion(slot),
                     oneOf,

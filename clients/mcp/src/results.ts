@@ -129,6 +129,45 @@ function optionLines(slot: Slot, timeZone: string): string[] {
     });
 }
 
+/** The filter that names one entity by its key: `schema.table.key = 'value'` (SQL literal). */
+export function entityFilter(slot: Slot, key: string): string {
+    const column = typeof slot.key_column === "string" ? slot.key_column : "the key column";
+    const nameColumn = slot.columns?.[0] ?? "";
+    const relation = nameColumn.includes(".")
+        ? nameColumn.slice(0, nameColumn.lastIndexOf("."))
+        : "";
+    return `${relation ? `${relation}.` : ""}${column} = '${key.replace(/'/g, "''")}'`;
+}
+
+/** The person chose one entity: the model rewrites the statement to filter by its key. */
+export function entityResult(
+    r: Rejection,
+    slot: Slot,
+    key: string,
+    label: string,
+    questionId: string,
+): CallToolResult {
+    const filter = entityFilter(slot, key);
+    const what = slot.term ?? "entity";
+    return text(
+        [
+            `The user means the ${what} ${label} (key ${key}) by "${String(slot.value ?? "")}".`,
+            `Rewrite the statement to filter by the key instead of the name — ${filter} — and ` +
+                "call query again with the same question. Nothing was confirmed: the key filter needs no confirmation.",
+            json({
+                status: "entity_chosen",
+                question_id: questionId,
+                value: slot.value ?? null,
+                key,
+                label,
+                filter,
+                ...rejectionJson(r),
+            }),
+        ],
+        true,
+    );
+}
+
 /** For a client without elicitation: the question for the person, and who may answer it. */
 export function clarificationResult(
     r: Rejection,
@@ -137,6 +176,25 @@ export function clarificationResult(
     context: AskContext = NO_CONTEXT,
 ): CallToolResult {
     const about = mentionedLine(slot.term, context.mentioned);
+    if (slot.kind === "entity") {
+        return text(
+            [
+                `The query names ${slot.term ?? "an entity"} "${String(slot.value ?? "")}", which matches several (${r.state}, question id ${questionId}).`,
+                `Ask the user: ${slot.question ?? r.hint ?? "Which one do you mean?"}`,
+                ...slot.options.map((o) => `- ${o.label} (filter: ${entityFilter(slot, o.value)})`),
+                ...(slot.truncated === true
+                    ? ["More match than these; ask for a detail if none is right."]
+                    : []),
+                "Then rewrite the statement with the chosen filter instead of the name and call query again.",
+                json({
+                    status: "awaiting_clarification",
+                    ...rejectionJson(r),
+                    question_id: questionId,
+                }),
+            ],
+            true,
+        );
+    }
     return text(
         [
             `The query needs the user to choose a meaning before it can run (${r.state}, question id ${questionId}).`,

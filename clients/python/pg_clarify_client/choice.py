@@ -76,6 +76,12 @@ def _choice(slot: Slot, mentioned: Sequence[str], time_zone: Optional[str]) -> D
     about = mentioned_line(slot.term, mentioned)
     if about:
         choice["about"] = about
+    if slot.kind == "entity":
+        # Which one of several named alike: the value is the key to filter on, not a meaning.
+        choice["entity"] = {"value": slot.value, "truncated": slot.truncated}
+        if slot.truncated:
+            choice["note"] = (f"More than {len(slot.options)} match \"{slot.value}\"; "
+                              "ask for a detail to narrow it down if none of these is right.")
     return choice
 
 

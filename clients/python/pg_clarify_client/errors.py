@@ -86,6 +86,10 @@ class Slot:
     via: Tuple[str, ...] = ()
     aggregate: Optional[str] = None
     allowed: Tuple[str, ...] = ()
+    #: Entity slots only (``kind == "entity"``): the name as the statement gave it, and whether
+    #: more entities matched than ``options`` lists. An option's ``value`` is the entity's key.
+    value: Optional[str] = None
+    truncated: bool = False
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> "Slot":
@@ -115,6 +119,8 @@ class Slot:
             via=tuple(v for v in (_text(v) for v in _list(data.get("via"))) if v),
             aggregate=_text(data.get("aggregate")),
             allowed=tuple(a for a in (_text(a) for a in _list(data.get("allowed"))) if a),
+            value=_text(data.get("value")),
+            truncated=data.get("truncated") is True,
         )
 
 

@@ -73,6 +73,13 @@ struct Coverage {
 // or the user's question itself (pg_clarify.require_question).
 enum class SlotCheck { Meaning, Fanout, Additivity, Question, Unit };
 
+// An entity slot's option (docs/reference.md, "Entities"): the key as text, and the name with its
+// details.
+struct EntityOption {
+    std::string value, label;
+    bool operator==(const EntityOption &o) const { return value == o.value && label == o.label; }
+};
+
 // One thing the user must be asked about (a meaning read that nothing approved), or the agent
 // told to rewrite (a grain problem).
 struct Slot {
@@ -104,6 +111,12 @@ struct Slot {
     std::vector<std::string> allowed;
     std::string advice;
     std::string unit_column;  // unit slots: the column to group by or filter on (§16)
+    // Entity slots (core/entity/entity.hpp): the name as written, the entities it may mean.
+    bool entity = false;
+    std::string value;
+    std::string key_column;  // what the agent filters on once the user chose (`id = 42`)
+    std::vector<EntityOption> entity_options;
+    bool truncated = false;
 };
 
 // One aggregate (or aggregate used as a window function) whose argument reads a governed column,
@@ -140,6 +153,8 @@ struct Decision {
     std::vector<Coverage> covered;
     std::vector<Slot> slots;  // every failing slot
     Rounds rounds;            // its question's rounds (core/decide/budget.hpp), when counted
+    // Entity names resolved to one key: {relation, value, key} (core/entity/entity.hpp).
+    std::vector<std::vector<std::string>> entity_bindings;
     bool allowed() const { return state == State::Resolved; }
 };
 

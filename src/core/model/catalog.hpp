@@ -4,6 +4,7 @@
 #include "core/model/model.hpp"
 #include "core/decide/time_range.hpp"
 #include "core/decide/words.hpp"
+#include "core/entity/entity_model.hpp"
 
 #include <memory>
 #include <string>
@@ -72,6 +73,8 @@ class Catalog {
     void set_impact(const std::string &term, Impact impact);
     // A column set declared unique (clarify.unique_keys), by attribute numbers.
     void add_unique_key(std::uint32_t relation, std::vector<std::int16_t> attnums);
+    // A registered entity (clarify.entities).
+    void add_entity(Entity entity) { entities_.push_back(std::move(entity)); }
     void finalize();
 
     const Concept *concept(const std::string &id) const;
@@ -113,7 +116,16 @@ class Catalog {
     void set_segment_trees(std::shared_ptr<const void> trees) { segment_trees_ = std::move(trees); }
     const void *segment_trees() const { return segment_trees_.get(); }
 
+    // The registered entities (stable addresses once finalized) and whether one is on `relation`.
+    const std::vector<Entity> &entities() const { return entities_; }
+    bool has_entity(std::uint32_t relation) const {
+        for (const Entity &e : entities_)
+            if (e.relation == relation) return true;
+        return false;
+    }
+
   private:
+    std::vector<Entity> entities_;
     std::unordered_map<std::string, Concept> concepts_;
     std::unordered_map<std::string, std::vector<std::string>> term_candidates_;
     std::unordered_map<std::string, std::vector<std::string>> concept_terms_;

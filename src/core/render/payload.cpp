@@ -49,7 +49,24 @@ const char *kind_of(const Slot &s) {
         case SlotCheck::Meaning:
             break;
     }
+    if (s.entity) return "entity";
     return s.time_range ? "time_range" : to_string(s.kind);
+}
+
+// An entity slot's options: keys and names, not concepts (docs/reference.md, "Entities").
+json entity_options_json(const Slot &s) {
+    json list = json::array();
+    for (const EntityOption &o : s.entity_options)
+        list.push_back(json{{"value", o.value}, {"label", o.label}});
+    return list;
+}
+
+json entity_bindings_json(const Decision &d) {
+    json list = json::array();
+    for (const std::vector<std::string> &b : d.entity_bindings)
+        list.push_back(
+            json{{"kind", "entity"}, {"relation", b[0]}, {"value", b[1]}, {"key", b[2]}});
+    return list;
 }
 
 json slot_json(const Catalog &catalog, const Slot &s) {
@@ -60,7 +77,12 @@ json slot_json(const Catalog &catalog, const Slot &s) {
     o["reason"] = s.reason;
     // A grain slot asks the agent to rewrite, not the user to choose.
     o["question"] = text_or_null(s.question);
-    o["options"] = options_json(catalog, s.options);
+    o["options"] = s.entity ? entity_options_json(s) : options_json(catalog, s.options);
+    if (s.entity) {
+        o["value"] = s.value;
+        o["key_column"] = s.key_column;
+        o["truncated"] = s.truncated;
+    }
     // A period's options carry their evaluated windows.
     for (json &option : o["options"])
         for (const auto &entry : s.option_ranges)
@@ -120,6 +142,16 @@ std::string options_sentence(const Catalog &catalog, const std::vector<std::stri
         if (c && !c->description.empty()) out += " (" + c->description + ")";
     }
     return out;
+}
+
+// An entity slot's options as a sentence: "Acme Corp (Berlin), Acme Corp (Paris) or …".
+std::string entity_sentence(const Slot &s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.entity_options.size(); ++i) {
+        if (i > 0) out += (i + 1 == s.entity_options.size() && !s.truncated) ? " or " : ", ";
+        out += s.entity_options[i].label;
+    }
+    return out + (s.truncated ? ", …" : "");
 }
 
 std::string term_of_measure(const Catalog &catalog, const Slot &s) {
@@ -182,6 +214,7 @@ std::string decision_json(const Catalog &catalog, const Decision &d, const std::
         o["columns"] = d.columns;
         json covered = json::array();
         for (const Coverage &c : d.covered) covered.push_back(coverage_json(c));
+        for (json &b : entity_bindings_json(d)) covered.push_back(std::move(b));
         o["bindings"] = std::move(covered);
     }
     // The question's rounds (core/decide/budget.hpp).
@@ -205,6 +238,11 @@ std::string message_for(const Catalog &catalog, const Decision &d) {
     std::string more = d.slots.size() > 1
                            ? " (and " + std::to_string(d.slots.size() - 1) + " more unresolved)"
                            : "";
+    if (s.entity)
+        return (s.state == State::Ambiguous
+                    ? "the " + s.term + " named \"" + s.value + "\" is ambiguous: "
+                    : "the " + s.term + " named \"" + s.value + "\" is not known: ") +
+               s.reason + more;
     if (s.time_range) {
         const std::string measure = term_of_measure(catalog, s);
         switch (s.state) {
@@ -247,6 +285,7 @@ std::string hint_text(const Catalog &catalog, const Decision &d) {
     if (first.check == SlotCheck::Meaning) {
         out = first.question;
         if (!first.options.empty()) out += " " + options_sentence(catalog, first.options) + "?";
+        if (first.entity && !first.entity_options.empty()) out += " " + entity_sentence(first);
     } else {
         for (const Slot &s : d.slots) {
             if (s.advice.empty() || out.find(s.advice) != std::string::npos) continue;
@@ -297,6 +336,7 @@ std::string columns_json(const Decision &d) {
 std::string bindings_json(const Decision &d) {
     json list = json::array();
     for (const Coverage &c : d.covered) list.push_back(coverage_json(c));
+    for (json &b : entity_bindings_json(d)) list.push_back(std::move(b));
     return list.dump();
 }
 

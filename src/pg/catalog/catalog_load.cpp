@@ -1,6 +1,7 @@
 #include "pg/pg.hpp"
 #include "pg/catalog/catalog_load.hpp"
 #include "pg/boundary.hpp"
+#include "pg/catalog/entities.hpp"
 #include "pg/plan/segment/trees.hpp"
 
 extern "C" {
@@ -350,6 +351,7 @@ void load_catalog(Catalog &catalog, std::unordered_set<Oid> &governed_relations)
     load_time_catalog(catalog);
     load_units(catalog);
     if (grain) load_unique_keys(catalog);
+    load_entities(catalog, governed_relations);
     log_lost_mappings();
     catalog.finalize();
 }

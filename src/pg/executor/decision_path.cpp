@@ -169,6 +169,7 @@ struct DecisionCache {
     std::vector<AggregateUse> aggregates;
     TimeFacts time;
     SegmentFacts segments;
+    std::vector<EntityLookup> entities;
     int assume_below = 0;
     bool require_question = false;
     int enforcement = 0;
@@ -195,7 +196,9 @@ AuditRecord audit_of(const Catalog &catalog, const Decision &decision,
 const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog_ptr,
                                    const GovernedReads &read,
                                    const std::vector<AggregateUse> &aggregates, TimeFacts time,
-                                   const SegmentFacts &segments, bool budget_spent = false) {
+                                   const SegmentFacts &segments,
+                                   const std::vector<EntityLookup> &entities,
+                                   bool budget_spent = false) {
     const Catalog &catalog = *catalog_ptr;
     struct Key {
         Oid session, outer;
@@ -208,9 +211,9 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.outer == key.outer && cached.valid_from <= key.now &&
                key.now < cached.valid_until && cached.read == read &&
                cached.aggregates == aggregates && cached.time == time &&
-               cached.segments == segments && cached.assume_below == assume_below &&
-               cached.require_question == require_question && cached.enforcement == enforcement &&
-               cached.budget_spent == budget_spent;
+               cached.segments == segments && cached.entities == entities &&
+               cached.assume_below == assume_below && cached.require_question == require_question &&
+               cached.enforcement == enforcement && cached.budget_spent == budget_spent;
     if (hit) return cached;
     const ResolutionRecord &record = current_record();
     AgentContext ctx = agent_context(catalog);
@@ -218,6 +221,8 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     options.segments = &segments;
     options.budget_spent = budget_spent;
     cached.decision = decide(catalog, ctx, record, read, aggregates, time, options);
+    // After decide(): an entity slot is never assumed, also once the budget is spent (§19).
+    add_entity_outcomes(cached.decision, entities);
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
     cached.audit = audit_of(catalog, cached.decision, record);
     cached.catalog = catalog_ptr;
@@ -232,6 +237,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.aggregates = aggregates;
     cached.time = std::move(time);
     cached.segments = segments;
+    cached.entities = entities;
     cached.assume_below = assume_below;
     cached.require_question = require_question;
     cached.enforcement = enforcement;
@@ -246,14 +252,16 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
 const DecisionCache &decide_rounds(const std::shared_ptr<const Catalog> &catalog,
                                    const GovernedReads &read,
                                    const std::vector<AggregateUse> &aggregates,
-                                   const SegmentFacts &segments, const DecisionCache &decided) {
+                                   const SegmentFacts &segments,
+                                   const std::vector<EntityLookup> &entities,
+                                   const DecisionCache &decided) {
     if (enforcement != static_cast<int>(Enforcement::Enforce)) return decided;
     const ResolutionRecord &record = current_record();
     std::optional<Rounds> rounds = rounds_for(decided.decision, record.question_id);
     if (!rounds) return decided;
     const DecisionCache *spent = &decided;
     if (rounds->exhausted)
-        spent = &decide_cached(catalog, read, aggregates, decided.time, segments, true);
+        spent = &decide_cached(catalog, read, aggregates, decided.time, segments, entities, true);
     static DecisionCache stamped;
     stamped = *spent;
     stamped.decision.rounds = *rounds;
@@ -507,10 +515,12 @@ TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const Gov
 
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
                       const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
-                      const char *source, const StatementTime &time, const SegmentFacts &segments) {
-    const DecisionCache &decided = decide_rounds(
-        catalog, read, aggregates, segments,
-        decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time), segments));
+                      const char *source, const StatementTime &time, const SegmentFacts &segments,
+                      const std::vector<EntityLookup> &entities) {
+    const DecisionCache &decided =
+        decide_rounds(catalog, read, aggregates, segments, entities,
+                      decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time),
+                                    segments, entities));
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);

@@ -6,6 +6,7 @@
 #include "pg/pg.hpp"
 #include "core/audit/record.hpp"
 #include "pg/executor/governed_reads.hpp"
+#include "core/entity/entity.hpp"
 
 extern "C" {
 #include "nodes/params.h"
@@ -27,7 +28,8 @@ struct StatementTime {
 void decide_statement(const std::shared_ptr<const Catalog> &catalog, const GovernedReads &read,
                       const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
                       const char *source, const StatementTime &time,
-                      const SegmentFacts &segments = {});
+                      const SegmentFacts &segments = {},
+                      const std::vector<EntityLookup> &entities = {});
 
 // The time facts of one execution (empty unless the read holds a dated measure): the range on
 // each time column and the bound windows, evaluated now.

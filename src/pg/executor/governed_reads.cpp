@@ -5,6 +5,7 @@
 #include "pg/plan/grain/walk.hpp"
 #include "pg/plan/segment/scans.hpp"
 #include "pg/plan/time_quals.hpp"
+#include "pg/plan/entity/entity_quals.hpp"
 
 extern "C" {
 #include "catalog/pg_namespace.h"
@@ -185,10 +186,14 @@ std::shared_ptr<const PlanFacts> cached_plan_facts(const std::shared_ptr<const C
             e.read.reset();
         }
     }
-    if (!watched_entries(*catalog, stmt->rtable)) return nullptr;
+    const EntityQuals *entities = catalog->entities().empty()
+                                      ? nullptr
+                                      : pg_guard([&] { return find_entity_quals(*catalog, stmt); });
+    if (!entities && !watched_entries(*catalog, stmt->rtable)) return nullptr;
     auto read = std::make_shared<PlanFacts>(plan_facts(*catalog, stmt));
     if (!read->read.empty() && catalog->has_time_policies())
         read->time = pg_guard([&] { return find_time_quals(*catalog, stmt); });
+    read->entities = entities;
     if (plans_watched().insert(stmt).second) {
         try {
             pg_guard([&] {

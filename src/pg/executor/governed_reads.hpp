@@ -16,14 +16,16 @@ namespace clarify::pg {
 using GovernedReads = std::vector<const GovernedColumn *>;
 
 struct TimeQuals;
+struct EntityQuals;
 
 // What a plan reads, how it aggregates it and its conditions on time columns: computed once per
 // plan, cached together.
 struct PlanFacts {
     GovernedReads read;
-    std::vector<AggregateUse> aggregates;  // over governed columns (pg/plan/grain/walk.hpp)
-    const TimeQuals *time = nullptr;       // in the plan's memory context; nullptr: none scanned
-    SegmentFacts segments;                 // pg/plan/segment/scans.hpp
+    std::vector<AggregateUse> aggregates;   // over governed columns (pg/plan/grain/walk.hpp)
+    const TimeQuals *time = nullptr;        // in the plan's memory context; nullptr: none scanned
+    const EntityQuals *entities = nullptr;  // likewise (pg/plan/entity/); nullptr: no name filtered
+    SegmentFacts segments;                  // pg/plan/segment/scans.hpp
 };
 
 // Which range table entries are governed relations or have segments; nullptr when none is (the

@@ -12,6 +12,7 @@
 #include "pg/settings.hpp"
 #include "pg/shared_memory.hpp"
 #include "pg/executor/time_zone_hold.hpp"
+#include "pg/plan/entity/lookup.hpp"
 
 extern "C" {
 #include "access/parallel.h"
@@ -47,7 +48,9 @@ bool checking_privileges = false;
 void gate_range_table(List *range_table, List *perminfos) {
     if (!session_is_gated()) return;
     std::shared_ptr<const Catalog> catalog = governance_catalog();
-    if (!catalog || (catalog->column_count() == 0 && !catalog->has_segments())) return;
+    if (!catalog ||
+        (catalog->column_count() == 0 && !catalog->has_segments() && catalog->entities().empty()))
+        return;
 
     PlannedStmt *stmt =
         starting_stmt && starting_stmt->rtable == range_table ? starting_stmt : nullptr;
@@ -55,12 +58,16 @@ void gate_range_table(List *range_table, List *perminfos) {
         if (starting_explain_only) return;  // plain EXPLAIN reads nothing
         std::shared_ptr<const PlanFacts> facts = cached_plan_facts(catalog, stmt);
         if (!facts) return;
-        // A statement that reads no governed column may still be a decision: its segments.
-        if (facts->read.empty() && !segments_decide(*catalog, current_record(),
-                                                    current_mentions(catalog), facts->segments))
-            return;
+        // A statement that reads no governed column may still be a decision: its segments, or
+        // the entity names it filters by (looked up now: docs/reference.md, "Entities").
+        bool segmented =
+            segments_decide(*catalog, current_record(), current_mentions(catalog), facts->segments);
+        if (facts->read.empty() && !segmented && !facts->entities) return;
+        std::vector<EntityLookup> entities =
+            lookup_entities(evaluate_entity_quals(*catalog, facts->entities, starting_params));
+        if (facts->read.empty() && !segmented && entities.empty()) return;
         decide_statement(catalog, facts->read, facts->aggregates, stmt, starting_text,
-                         StatementTime{facts->time, starting_params}, facts->segments);
+                         StatementTime{facts->time, starting_params}, facts->segments, entities);
         // Its periods were read in this TimeZone: the scans must read them in the same.
         if (facts->time && starting_query && starting_query->estate)
             pg_guard([&] { hold_time_zone(starting_query->estate); });
@@ -141,7 +148,7 @@ void mark_audit_writer() {
 }
 
 bool gate_active() {
-    return gate_enabled && !in_audit_writer && !loading_governance();
+    return gate_enabled && !in_audit_writer && !loading_governance() && !entity_lookup_running();
 }
 
 void install_gate() {

@@ -5,6 +5,7 @@
 // rights of the DBA or the app dry-running the agent's SQL). The caller's privilege checks
 // apply before anything is reported.
 #include "pg/pg.hpp"
+#include "pg/plan/entity/lookup.hpp"
 #include "pg/functions/check.hpp"
 #include "pg/executor/hooks.hpp"
 #include "pg/executor/governed_reads.hpp"
@@ -319,17 +320,19 @@ void merge_segments(SegmentFacts &into, const SegmentFacts &more) {
     into.scanned.erase(std::unique(into.scanned.begin(), into.scanned.end()), into.scanned.end());
 }
 
-// `rounds`: the round the statement would be (docs/reference.md, "Clarification budget"),
-// read from the audit without counting one; replay() decides without it.
+// `checking` (check(), not replay()): the entity names are looked up as the caller, and the
+// round the statement would be is read from the audit without counting one
+// (docs/reference.md, "Entities" and "Clarification budget").
 template <typename ContextOf>
 CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, const char *sql,
-                                 ContextOf ctx_of, bool rounds = false) {
+                                 ContextOf ctx_of, bool checking) {
     PlannedCheck planned = {};
     pg_guard([&] { plan_restricted(&planned, sql); });
     GovernedReads read;
     std::vector<AggregateUse> aggregates;
     TimeFacts time;
     SegmentFacts segments;
+    std::vector<EntityName> names;
     if (planned.has_copy_reads) {
         check_copy_privileges(planned.copy_relation, planned.copy_selected);
         read = governed_reads(*catalog, planned.copy_reads);
@@ -348,21 +351,32 @@ CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, 
             for (auto &r : stmt_time.ranges) time.ranges.push_back(std::move(r));
             if (!stmt_time.windows.empty()) time.windows = std::move(stmt_time.windows);
         }
+        // The names it filters by (parameters unbound name nothing), looked up as the caller.
+        if (checking && !catalog->entities().empty()) {
+            const EntityQuals *quals = pg_guard([&] { return find_entity_quals(*catalog, stmt); });
+            for (EntityName &n : evaluate_entity_quals(*catalog, quals, nullptr))
+                if (std::find(names.begin(), names.end(), n) == names.end())
+                    names.push_back(std::move(n));
+        }
     }
+    std::vector<EntityLookup> entities = lookup_entities(names);
     CheckedDecision out;
     DecideOptions options = decide_options(catalog);
     options.segments = &segments;
     AgentContext ctx = ctx_of(*catalog);
     out.decision = decide(*catalog, ctx, current_record(), read, aggregates, time, options);
-    std::optional<Rounds> counted = rounds && enforcement == static_cast<int>(Enforcement::Enforce)
-                                        ? rounds_for(out.decision, current_record().question_id)
-                                        : std::nullopt;
+    add_entity_outcomes(out.decision, entities);
+    std::optional<Rounds> counted =
+        checking && enforcement == static_cast<int>(Enforcement::Enforce)
+            ? rounds_for(out.decision, current_record().question_id)
+            : std::nullopt;
     if (counted && counted->exhausted) {
         options.budget_spent = true;
         out.decision = decide(*catalog, ctx, current_record(), read, aggregates, time, options);
+        add_entity_outcomes(out.decision, entities);  // never assumed (§19)
     }
     if (counted) out.decision.rounds = *counted;
-    out.governed = !read.empty() ||
+    out.governed = !read.empty() || !entities.empty() ||
                    segments_decide(*catalog, current_record(), current_mentions(catalog), segments);
     return out;
 }
@@ -391,9 +405,10 @@ std::string check_statement(const char *sql) {
 
 ReplayedDecision replay_statement(const char *sql, Oid session_role, Oid acting_role) {
     std::shared_ptr<const Catalog> catalog = catalog_for_check();
-    CheckedDecision checked = decide_for_check(catalog, sql, [&](const Catalog &c) {
-        return agent_context_for(c, session_role, acting_role);
-    });
+    CheckedDecision checked = decide_for_check(
+        catalog, sql,
+        [&](const Catalog &c) { return agent_context_for(c, session_role, acting_role); },
+        false);  // the audited agent's rows are not the caller's: its names are not looked up
     ReplayedDecision out;
     out.state = to_string(checked.decision.state);
     out.detail = check_json(*catalog, checked.decision, current_record().question_id, true,

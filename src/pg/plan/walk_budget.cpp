@@ -26,6 +26,7 @@ const struct config_enum_entry kind_options[] = {
     {"proof", static_cast<int>(Kind::Proof), false},
     {"time", static_cast<int>(Kind::Time), false},
     {"segment", static_cast<int>(Kind::Segment), false},
+    {"entity", static_cast<int>(Kind::Entity), false},
     {nullptr, 0, false},
 };
 
@@ -53,8 +54,8 @@ void define_debug_settings() {
                             nullptr, nullptr, nullptr);
     DefineCustomEnumVariable(
         "pg_clarify.debug_walk", "For tests: which walk pg_clarify.debug_walk_delay slows down.",
-        "all, read_set, grain, proof, time or segment.", &debug_kind, 0, kind_options, PGC_SUSET,
-        GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
+        "all, read_set, grain, proof, time, segment or entity.", &debug_kind, 0, kind_options,
+        PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
 }
 
 // The wait lasts the whole delay: a latch set for another reason (the audit writer's answer)

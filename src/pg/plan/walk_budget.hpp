@@ -12,7 +12,7 @@
 namespace clarify::pg::walk_budget {
 
 // Which walk a step belongs to (pg_clarify.debug_walk names one to slow down).
-enum class Kind { ReadSet = 1, Grain = 2, Proof = 3, Time = 4, Segment = 5 };
+enum class Kind { ReadSet = 1, Grain = 2, Proof = 3, Time = 4, Segment = 5, Entity = 6 };
 
 // pg_clarify.debug_walk_delay (ms, 0: off) and pg_clarify.debug_walk (a Kind, 0: every walk).
 extern int debug_delay_ms;

@@ -1,0 +1,90 @@
+#include "core/entity/entity.hpp"
+
+#include <algorithm>
+
+namespace clarify {
+
+std::string entity_option_label(const std::string &name,
+                                const std::vector<std::optional<std::string>> &details) {
+    std::string shown;
+    for (const std::optional<std::string> &d : details) {
+        if (!d) continue;
+        if (!shown.empty()) shown += ", ";
+        shown += *d;
+    }
+    return shown.empty() ? name : name + " (" + shown + ")";
+}
+
+std::string utf8_prefix(const std::string &text, std::size_t n) {
+    std::size_t i = 0, chars = 0;
+    while (i < text.size() && chars < n) {
+        ++i;
+        while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
+        ++chars;
+    }
+    return text.substr(0, i);
+}
+
+namespace {
+
+Slot entity_slot(const EntityLookup &l) {
+    const Entity &e = *l.entity;
+    Slot s;
+    s.check = SlotCheck::Meaning;
+    s.entity = true;
+    s.term = e.label;
+    s.value = l.value;
+    s.key_column = e.key_column;
+    s.impact = Impact::High;
+    s.columns.push_back(e.relation_name + "." + e.name_column);
+    const std::size_t max = static_cast<std::size_t>(e.max_options);
+    if (l.matches.empty()) {
+        s.state = State::Unsupported;
+        s.reason = "no " + e.label + " is named \"" + l.value + "\"";
+        s.entity_options = l.prefix;
+        s.truncated = l.prefix_truncated;
+        s.question =
+            "No " + e.label + " is named \"" + l.value + "\". Which " + e.label + " do you mean?";
+    } else {
+        s.state = State::Ambiguous;
+        s.reason = (l.matches.size() > max ? "more than " + std::to_string(max)
+                                           : std::to_string(l.matches.size())) +
+                   " " + e.label + " entries are named \"" + l.value + "\"";
+        s.entity_options.assign(l.matches.begin(), l.matches.begin() + static_cast<long>(std::min(
+                                                                           l.matches.size(), max)));
+        s.truncated = l.matches.size() > max;
+        s.question = "Which " + e.label + " do you mean by \"" + l.value + "\"?";
+    }
+    return s;
+}
+
+}  // namespace
+
+void add_entity_outcomes(Decision &decision, const std::vector<EntityLookup> &lookups) {
+    if (lookups.empty()) return;
+    for (const EntityLookup &l : lookups) {
+        if (!l.entity) continue;
+        if (l.matches.size() == 1) {
+            decision.entity_bindings.push_back(
+                {l.entity->relation_name, l.value, l.matches.front().value});
+            continue;
+        }
+        decision.slots.push_back(entity_slot(l));
+    }
+    // The state is the first of every slot's in precedence order; the user's question (when
+    // pg_clarify.require_question asks for it) stays first, and meaning slots precede grain ones.
+    auto first = decision.slots.begin();
+    const bool unasked = first != decision.slots.end() && first->check == SlotCheck::Question;
+    if (unasked) ++first;
+    decision.state = State::Resolved;
+    for (const Slot &s : decision.slots)
+        if (decision.state == State::Resolved || s.state < decision.state) decision.state = s.state;
+    if (unasked) decision.state = State::Unverified;
+    std::stable_sort(first, decision.slots.end(), [](const Slot &a, const Slot &b) {
+        const bool ga = a.check != SlotCheck::Meaning, gb = b.check != SlotCheck::Meaning;
+        if (ga != gb) return gb;
+        return a.impact != b.impact ? a.impact > b.impact : a.state < b.state;
+    });
+}
+
+}  // namespace clarify

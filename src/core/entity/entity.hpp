@@ -1,0 +1,41 @@
+// Entities (docs/reference.md, "Entities"): a column people name things by, and what the gate
+// makes of a statement that filters it by name once the glue has looked the name up.
+#pragma once
+#include "core/core_guard.hpp"
+#include "core/decide/decision.hpp"
+#include "core/entity/entity_model.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clarify {
+
+// What the lookup of one distinct name found (src/pg/plan/entity/lookup.cpp).
+struct EntityLookup {
+    const Entity *entity = nullptr;
+    std::string value;  // as written in the statement
+    // Distinct keys matching the name by the entity's rule, at most max_options + 1, in order.
+    std::vector<EntityOption> matches;
+    // When none matched: the entities whose names start with the value's first three characters.
+    std::vector<EntityOption> prefix;
+    bool prefix_truncated = false;
+    bool operator==(const EntityLookup &o) const {
+        return entity == o.entity && value == o.value && matches == o.matches &&
+               prefix == o.prefix && prefix_truncated == o.prefix_truncated;
+    }
+};
+
+// "<name> (<detail>, <detail>)": the details present, in order; no parentheses when none is.
+std::string entity_option_label(const std::string &name,
+                                const std::vector<std::optional<std::string>> &details);
+
+// The first `n` characters of a UTF-8 text (whole characters): the prefix options start with.
+std::string utf8_prefix(const std::string &text, std::size_t n);
+
+// Adds each lookup's outcome to `decision`: one match binds its key, none is UNSUPPORTED and
+// several AMBIGUOUS (slot kind entity); the decision's state and slot order follow.
+void add_entity_outcomes(Decision &decision, const std::vector<EntityLookup> &lookups);
+
+}  // namespace clarify

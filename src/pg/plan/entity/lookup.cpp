@@ -1,0 +1,200 @@
+#include "pg/pg.hpp"
+#include "pg/plan/entity/lookup.hpp"
+#include "pg/boundary.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+}
+
+#include <string>
+#include <unordered_map>
+
+namespace clarify::pg {
+
+namespace {
+
+bool running = false;
+
+struct Running {
+    bool saved;
+    Running() : saved(running) { running = true; }
+    ~Running() { running = saved; }
+    Running(const Running &) = delete;
+    Running &operator=(const Running &) = delete;
+};
+
+// The rows of one lookup as text, copied out of SPI: key, name, then the readable details.
+struct Found {
+    uint64 count;
+    int width;
+    char **values;  // row-major; nullptr for NULL
+};
+
+// "lower(col::text)" or "col::text": how the match rule compares names.
+void append_name(StringInfo sql, const char *column, bool ci) {
+    if (ci)
+        appendStringInfo(sql, "pg_catalog.lower(%s::pg_catalog.text)", column);
+    else
+        appendStringInfo(sql, "%s::pg_catalog.text", column);
+}
+
+// The lookup's SQL: the entity's rows named `$1` (prefix: whose names start with it), in name
+// then key order, at most max_options + 1. PostgreSQL level: call inside pg_guard.
+char *lookup_sql(const Entity &e, bool ci, bool prefix, const bool *readable) {
+    Oid relation = static_cast<Oid>(e.relation);
+    StringInfoData sql;
+    initStringInfo(&sql);
+    const char *key = quote_identifier(e.key_column.c_str());
+    const char *name = quote_identifier(e.name_column.c_str());
+    appendStringInfo(&sql, "SELECT %s::pg_catalog.text, %s::pg_catalog.text", key, name);
+    for (size_t i = 0; i < e.detail_columns.size(); ++i)
+        if (readable[i])
+            appendStringInfo(&sql, ", %s::pg_catalog.text",
+                             quote_identifier(e.detail_columns[i].c_str()));
+    appendStringInfo(&sql, " FROM %s WHERE ",
+                     quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
+                                                get_rel_name(relation)));
+    if (prefix) {
+        appendStringInfoString(&sql, "pg_catalog.starts_with(");
+        append_name(&sql, name, ci);
+        appendStringInfoString(&sql, ci ? ", pg_catalog.lower($1))" : ", $1)");
+    } else if (ci) {
+        append_name(&sql, name, true);
+        appendStringInfoString(&sql, " = pg_catalog.lower($1)");
+    } else {
+        // Compared in the column's own type, so that an index on it serves the lookup.
+        appendStringInfo(&sql, "%s = $1::%s", name,
+                         format_type_be(get_atttype(relation, e.name_attnum)));
+    }
+    appendStringInfo(&sql, " ORDER BY 2, 1 LIMIT %d", e.max_options + 1);
+    return sql.data;
+}
+
+// Prepared lookups by their SQL, kept for the session: a point query by name plans its lookup
+// once (the plan cache replans it when the relation, a policy or the user's row security changes).
+std::unordered_map<std::string, SPIPlanPtr> &prepared() {
+    static auto *plans = new std::unordered_map<std::string, SPIPlanPtr>;
+    return *plans;
+}
+constexpr size_t kMaxPrepared = 64;
+
+SPIPlanPtr prepared_plan(const char *sql) {
+    auto &plans = prepared();
+    auto found = plans.find(sql);
+    if (found != plans.end()) return found->second;
+    if (plans.size() >= kMaxPrepared) {
+        for (auto &entry : plans) {
+            SPIPlanPtr old = entry.second;
+            pg_guard([&] { SPI_freeplan(old); });
+        }
+        plans.clear();
+    }
+    SPIPlanPtr plan = pg_guard([&] {
+        Oid types[1] = {TEXTOID};
+        SPIPlanPtr p = SPI_prepare(sql, 1, types);
+        if (!p) elog(ERROR, "pg_clarify: entity lookup could not be prepared: %s", sql);
+        if (SPI_keepplan(p) != 0) elog(ERROR, "pg_clarify: SPI_keepplan failed");
+        return p;
+    });
+    plans.emplace(sql, plan);
+    return plan;
+}
+
+// Runs one lookup through SPI (connected by the caller), read-only. PostgreSQL level.
+Found run_lookup(SPIPlanPtr plan, const char *value) {
+    Datum values[1] = {CStringGetTextDatum(value)};
+    if (SPI_execute_plan(plan, values, nullptr, true, 0) != SPI_OK_SELECT)
+        elog(ERROR, "pg_clarify: entity lookup failed");
+    Found f{SPI_processed, SPI_tuptable->tupdesc->natts, nullptr};
+    MemoryContext old = MemoryContextSwitchTo(SPI_tuptable->tuptabcxt->parent);
+    f.values = static_cast<char **>(palloc0(sizeof(char *) * (f.count * f.width + 1)));
+    MemoryContextSwitchTo(old);
+    for (uint64 r = 0; r < f.count; ++r)
+        for (int c = 0; c < f.width; ++c)
+            f.values[r * f.width + c] =
+                SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1);
+    return f;
+}
+
+std::vector<EntityOption> options_of(const Entity &e, const Found &f, const bool *readable) {
+    std::vector<EntityOption> out;
+    for (uint64 r = 0; r < f.count; ++r) {
+        const char *key = f.values[r * f.width], *name = f.values[r * f.width + 1];
+        if (!key) continue;
+        bool seen = false;
+        for (const EntityOption &o : out) seen = seen || o.value == key;
+        if (seen) continue;
+        std::vector<std::optional<std::string>> details;
+        int column = 2;
+        for (size_t i = 0; i < e.detail_columns.size(); ++i) {
+            if (!readable[i]) continue;
+            const char *d = f.values[r * f.width + column++];
+            details.push_back(d ? std::optional<std::string>(d) : std::nullopt);
+        }
+        out.push_back({key, entity_option_label(name ? name : "", details)});
+    }
+    return out;
+}
+
+}  // namespace
+
+bool entity_lookup_running() {
+    return running;
+}
+
+std::vector<EntityLookup> lookup_entities(const std::vector<EntityName> &names) {
+    std::vector<EntityLookup> out;
+    if (names.empty()) return out;
+    Running guard;
+    pg_guard([] {
+        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "pg_clarify: SPI_connect failed");
+    });
+    // An error (a cancel, statement_timeout, a privilege) ends the statement: the abort releases
+    // SPI, as for the catalog's loading (pg/catalog/catalog_cache.cpp).
+    {
+        for (const EntityName &n : names) {
+            const Entity &e = *n.entity;
+            // Details the user may not read are left out of the query and of the options.
+            bool *readable = pg_guard([&] {
+                Oid relation = static_cast<Oid>(e.relation), user = GetUserId();
+                bool whole = pg_class_aclcheck(relation, user, ACL_SELECT) == ACLCHECK_OK;
+                bool *r = static_cast<bool *>(palloc0(e.detail_attnums.size() + 1));
+                for (size_t i = 0; i < e.detail_attnums.size(); ++i)
+                    r[i] = whole || pg_attribute_aclcheck(relation, e.detail_attnums[i], user,
+                                                          ACL_SELECT) == ACLCHECK_OK;
+                return r;
+            });
+            const char *value = n.value.c_str();
+            const char *sql =
+                pg_guard([&] { return lookup_sql(e, n.case_insensitive, false, readable); });
+            SPIPlanPtr plan = prepared_plan(sql);
+            Found found = pg_guard([&] { return run_lookup(plan, value); });
+            EntityLookup l;
+            l.entity = &e;
+            l.value = n.value;
+            l.matches = options_of(e, found, readable);
+            if (l.matches.empty()) {
+                std::string start = utf8_prefix(n.value, 3);
+                const char *prefix = start.c_str();
+                const char *prefix_sql =
+                    pg_guard([&] { return lookup_sql(e, n.case_insensitive, true, readable); });
+                SPIPlanPtr near_plan = prepared_plan(prefix_sql);
+                Found near = pg_guard([&] { return run_lookup(near_plan, prefix); });
+                l.prefix = options_of(e, near, readable);
+                l.prefix_truncated = l.prefix.size() > static_cast<size_t>(e.max_options);
+                if (l.prefix_truncated) l.prefix.resize(static_cast<size_t>(e.max_options));
+            }
+            out.push_back(std::move(l));
+        }
+    }
+    pg_guard([] { SPI_finish(); });
+    return out;
+}
+
+}  // namespace clarify::pg
