@@ -6,6 +6,7 @@
 #include "pg/boundary.hpp"
 #include "pg/catalog/catalog_cache.hpp"
 #include "core/render/payload.hpp"
+#include "core/render/detail_template.hpp"
 #include "pg/settings.hpp"
 #include "pg/audit/decision_ids.hpp"
 #include "pg/shared_memory.hpp"
@@ -20,6 +21,7 @@ extern "C" {
 }
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -418,7 +420,6 @@ struct WarningTexts {
 void warn_rejection(const Catalog &catalog, const Decision &decision) {
     static WarningTexts texts;
     const AuditRecord &a = last.audit;
-    constexpr std::string_view kIdPrefix = "{\"decision_id\":\"\"";
     if (texts.refresh != last.template_refresh || texts.message.empty()) {
         texts.refresh = 0;  // not valid until every text is rendered (rendering may throw)
         texts.message = message_text(catalog, decision);
@@ -427,9 +428,9 @@ void warn_rejection(const Catalog &catalog, const Decision &decision) {
         texts.refresh = last.template_refresh;
     }
     std::string id = std::to_string(a.decision_id);
-    std::string detail = texts.detail.compare(0, kIdPrefix.size(), kIdPrefix) == 0
-                             ? std::string(texts.detail).insert(kIdPrefix.size() - 1, id)
-                             : decision_json(catalog, decision, id, a.question_id, false);
+    std::optional<std::string> spliced = splice_decision_id(texts.detail, id);
+    std::string detail =
+        spliced ? std::move(*spliced) : decision_json(catalog, decision, id, a.question_id, false);
     int code = sqlcode_of(a.state);
     const std::string &message = texts.message, &hint = texts.hint;
     pg_guard([&] {
