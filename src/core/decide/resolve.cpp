@@ -7,6 +7,40 @@ using detail::coverage_of;
 using detail::ineligibility;
 using detail::quoted;
 
+namespace {
+
+// When another term deciding the meaning `id` blocks it, `r` asks that term first: true.
+bool ask_blocking_term(TermResolution &r, const detail::Rules &rules, const Catalog &catalog,
+                       const AgentContext &ctx, const std::string &id) {
+    const detail::DecidingTerms deciding = rules.deciding_terms({id});
+    for (const std::string &t : deciding.terms) {
+        if (t == r.term || rules.verdict(t, {id}).outcome != detail::TermOutcome::Blocks) continue;
+        bool conflict_t = false;
+        const Default *dt = rules.applicable_default(t, &conflict_t);
+        r.ask = t;
+        r.options = rules.eligible_candidates(t);
+        r.default_applied = false;
+        const bool stale_t = dt && rules.stale_default(*dt);
+        r.decision = dt && (!rules.eligible(dt->concept_id) || stale_t) ? State::Unsupported
+                                                                        : State::Ambiguous;
+        std::string why =
+            conflict_t ? "defaults for several of your roles name different meanings"
+            : !dt ? std::to_string(r.options.size()) + " approved meanings and no default applies"
+            : stale_t ? detail::stale_default_words(t, rules.label(dt->concept_id))
+            : r.decision == State::Unsupported
+                ? "its approved default, " + rules.label(dt->concept_id) + ", " +
+                      ineligibility(catalog.concept(dt->concept_id), ctx.now)
+                : "its approved default is " + rules.label(dt->concept_id);
+        r.reason = (deciding.mentioned ? "the question says " + quoted(t)
+                                       : quoted(t) + " also names " + rules.label(id)) +
+                   ": " + why;
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
                             const ResolutionRecord &record, const std::string &term,
                             const std::string &question_id,
@@ -36,32 +70,7 @@ TermResolution resolve_term(const Catalog &catalog, const AgentContext &ctx,
     // Rules 2 and 3 hold only when every term deciding the meaning resolves to it (as for a
     // column of that meaning alone): otherwise that term is asked first.
     auto decided = [&](std::string id, CoverageSource source, std::string reason) {
-        const detail::DecidingTerms deciding = rules.deciding_terms({id});
-        for (const std::string &t : deciding.terms) {
-            if (t == r.term || rules.verdict(t, {id}).outcome != detail::TermOutcome::Blocks)
-                continue;
-            bool conflict_t = false;
-            const Default *dt = rules.applicable_default(t, &conflict_t);
-            r.ask = t;
-            r.options = rules.eligible_candidates(t);
-            r.default_applied = false;
-            const bool stale_t = dt && rules.stale_default(*dt);
-            r.decision = dt && (!rules.eligible(dt->concept_id) || stale_t) ? State::Unsupported
-                                                                            : State::Ambiguous;
-            std::string why =
-                conflict_t ? "defaults for several of your roles name different meanings"
-                : !dt
-                    ? std::to_string(r.options.size()) + " approved meanings and no default applies"
-                : stale_t ? detail::stale_default_words(t, rules.label(dt->concept_id))
-                : r.decision == State::Unsupported
-                    ? "its approved default, " + rules.label(dt->concept_id) + ", " +
-                          ineligibility(catalog.concept(dt->concept_id), ctx.now)
-                    : "its approved default is " + rules.label(dt->concept_id);
-            r.reason = (deciding.mentioned ? "the question says " + quoted(t)
-                                           : quoted(t) + " also names " + rules.label(id)) +
-                       ": " + why;
-            return r;
-        }
+        if (ask_blocking_term(r, rules, catalog, ctx, id)) return r;
         return resolved(std::move(id), source, std::move(reason));  // a copy: options change above
     };
 
