@@ -48,8 +48,6 @@ std::string spent_hint(const Decision &decision) {
            "choose.";
 }
 
-namespace {
-
 bool below_setting(Impact impact, AssumeBelow threshold) {
     switch (threshold) {
         case AssumeBelow::None:
@@ -61,8 +59,6 @@ bool below_setting(Impact impact, AssumeBelow threshold) {
     }
     return false;
 }
-
-}  // namespace
 
 std::vector<AssumptionWarning> assumption_warnings(const Catalog &catalog, const Decision &decision,
                                                    AssumeBelow assume_below) {

@@ -15,6 +15,7 @@ struct Coverage;
 struct Decision;
 struct Slot;
 enum class AssumeBelow;
+enum class Impact;
 
 // A question's place in its budget, stamped on a decision the glue counted rounds for.
 struct Rounds {
@@ -50,6 +51,9 @@ std::string spent_hint(const Decision &decision);
 struct AssumptionWarning {
     std::string message, detail;
 };
+// Whether an impact is below pg_clarify.assume_below's threshold (what may be assumed).
+bool below_setting(Impact impact, AssumeBelow threshold);
+
 std::vector<AssumptionWarning> assumption_warnings(const Catalog &catalog, const Decision &decision,
                                                    AssumeBelow assume_below);
 

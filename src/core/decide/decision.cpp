@@ -58,18 +58,6 @@ void merge_slot(std::vector<Slot> &slots, Slot slot, const std::string &column) 
     slots.push_back(std::move(slot));
 }
 
-bool below(Impact impact, AssumeBelow threshold) {
-    switch (threshold) {
-        case AssumeBelow::None:
-            return false;
-        case AssumeBelow::Medium:
-            return impact < Impact::Medium;
-        case AssumeBelow::High:
-            return impact < Impact::High;
-    }
-    return false;
-}
-
 // The meaning assumed for a column whose every slot is a low-impact ambiguity that no default
 // touches; nothing when one of them must be asked.
 std::optional<Coverage> assumption(const detail::Rules &rules, const GovernedColumn &column,
@@ -77,7 +65,7 @@ std::optional<Coverage> assumption(const detail::Rules &rules, const GovernedCol
     if (slots.empty()) return std::nullopt;
     for (const Slot &s : slots) {
         bool conflict = false;
-        bool assumed = below(s.impact, options.assume_below) ||
+        bool assumed = below_setting(s.impact, options.assume_below) ||
                        (options.budget_spent && assumed_once_spent(s));
         if (s.state != State::Ambiguous || s.time_range || !assumed || !s.default_concept.empty() ||
             s.term.empty())
