@@ -186,15 +186,16 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     return cached;
 }
 
-// Step 1b, the clarification budget, on the rejection path only: an enforced AMBIGUOUS
-// decision under a question_id is decided again once its question's budget is spent, and
-// carries its round (core/decide/budget.hpp). Anything else is returned as it was.
+// Step 1b, the clarification budget: the cached decision (step 1) and, on the rejection path
+// only, an enforced AMBIGUOUS decision under a question_id decided again once its question's
+// budget is spent, carrying its round (core/decide/budget.hpp). Anything else as step 1 made it.
 const DecisionCache &decide_rounds(const std::shared_ptr<const Catalog> &catalog,
                                    const GovernedReads &read,
-                                   const std::vector<AggregateUse> &aggregates,
+                                   const std::vector<AggregateUse> &aggregates, TimeFacts time,
                                    const SegmentFacts &segments,
-                                   const std::vector<EntityLookup> &entities,
-                                   const DecisionCache &decided) {
+                                   const std::vector<EntityLookup> &entities) {
+    const DecisionCache &decided =
+        decide_cached(catalog, read, aggregates, std::move(time), segments, entities);
     if (enforcement != static_cast<int>(Enforcement::Enforce)) return decided;
     const ResolutionRecord &record = current_record();
     std::optional<Rounds> rounds = rounds_for(decided.decision, record.question_id);
@@ -456,10 +457,8 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog, const Gover
                       const std::vector<AggregateUse> &aggregates, const PlannedStmt *stmt,
                       const char *source, const StatementTime &time, const SegmentFacts &segments,
                       const std::vector<EntityLookup> &entities) {
-    const DecisionCache &decided =
-        decide_rounds(catalog, read, aggregates, segments, entities,
-                      decide_cached(catalog, read, aggregates, time_facts_of(catalog, read, time),
-                                    segments, entities));
+    const DecisionCache &decided = decide_rounds(
+        catalog, read, aggregates, time_facts_of(catalog, read, time), segments, entities);
     bool same_text = fill_audit_record(decided, stmt, source);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);
