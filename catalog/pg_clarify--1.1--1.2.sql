@@ -1116,110 +1116,7 @@ END
 $$;
 REVOKE ALL ON FUNCTION clarify_internal.lint_windows() FROM PUBLIC;
 
--- What in the catalog will surprise users, one SELECT per problem (a later check is one more
--- branch of the UNION ALL), each with a fix a DBA can paste. Owner only.
-CREATE FUNCTION clarify.lint()
-    RETURNS TABLE (severity text, object text, problem text, fix text)
-    LANGUAGE sql STABLE
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-    WITH eligible_candidates AS (
-        SELECT t.term, t.concept_id FROM clarify.terms t
-          JOIN clarify.concepts c ON c.id = t.concept_id
-         WHERE clarify.eligible(c)),
-    meanings AS (
-        SELECT term, count(*) AS n, min(concept_id) AS only_one
-          FROM eligible_candidates GROUP BY term),
-    problems AS (
-    -- A one-meaning term ("MRR") beside a term with several eligible meanings and no default:
-    -- while the question says the other term, the one meaning never covers the column (§13).
-    SELECT 'warning' AS severity, format('term %L', one.term) AS object,
-           format('%L has one eligible meaning, %s, which is also a candidate of %L with %s eligible meanings and no default: while the question says %L the statement is ambiguous',
-                  one.term, one.only_one, many.term, many.n, many.term) AS problem,
-           format('INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES (%L, %L, %L);',
-                  many.term, one.only_one, current_user) AS fix
-      FROM meanings one
-      JOIN eligible_candidates other ON other.concept_id = one.only_one AND other.term <> one.term
-      JOIN meanings many ON many.term = other.term AND many.n > 1
-     WHERE one.n = 1
-       AND NOT EXISTS (SELECT 1 FROM clarify.defaults d WHERE d.term = many.term AND d.applies_to IS NULL)
-    UNION ALL
-    -- Mappings whose table or column no longer exists (kept by name, §18).
-    SELECT 'error', format('mapping %s of %L', concat_ws('.', m.schema_name, m.table_name, m.column_name), m.concept_id),
-           CASE WHEN cls.oid IS NULL THEN 'the governed table no longer exists'
-                ELSE 'the governed column no longer exists' END,
-           format('DELETE FROM clarify.concept_columns WHERE concept_id = %L AND schema_name = %L AND table_name = %L AND column_name = %L;',
-                  m.concept_id, m.schema_name, m.table_name, m.column_name)
-      FROM clarify.concept_columns m
-      LEFT JOIN pg_class cls ON cls.relname = m.table_name
-           AND cls.relnamespace = (SELECT n.oid FROM pg_namespace n WHERE n.nspname = m.schema_name)
-     WHERE cls.oid IS NULL
-        OR NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = cls.oid
-                          AND a.attname = m.column_name AND a.attnum > 0 AND NOT a.attisdropped)
-    UNION ALL
-    -- Time windows whose bounds, evaluated now, are inverted or empty.
-    SELECT 'error', format('concept %L', w.id),
-           format('the time window is %s: it starts %s and ends %s',
-                  CASE WHEN w.window_start = w.window_end THEN 'empty' ELSE 'inverted' END,
-                  w.window_start, w.window_end),
-           CASE WHEN w.window_start = w.window_end
-                THEN format('DELETE FROM clarify.terms WHERE concept_id = %L; DELETE FROM clarify.concepts WHERE id = %L;',
-                            w.id, w.id)
-                ELSE format('UPDATE clarify.concepts SET window_start = %L, window_end = %L WHERE id = %L;',
-                            c.window_end, c.window_start, w.id) END
-      FROM clarify_internal.lint_windows() w JOIN clarify.concepts c ON c.id = w.id
-    UNION ALL
-    -- Defaults for roles that no agent is (nor belongs to): they apply to nobody the gate decides.
-    SELECT 'warning', format('default for %L (applies to %s)', d.term, d.applies_to),
-           format('role %s is not governed and has no governed member: the default applies to no agent', d.applies_to),
-           format('SELECT clarify.govern_role(%L);  -- or: DELETE FROM clarify.defaults WHERE term = %L AND applies_to = %L;',
-                  d.applies_to, d.term, d.applies_to)
-      FROM clarify.defaults d
-     WHERE d.applies_to IS NOT NULL AND NOT clarify_internal.role_reaches_agents(d.applies_to)
-    UNION ALL
-    -- Approvals granted to such roles.
-    SELECT 'warning', format('approval %s (%L for %L)', a.id, a.term, a.question_id),
-           format('role %s is not governed and has no governed member: the confirmation verifies for no agent', a.granted_to),
-           format('SELECT clarify.revoke(%s);', a.id)
-      FROM clarify.approvals a
-     WHERE a.revoked_at IS NULL AND a.expires_at > now()
-       AND NOT clarify_internal.role_reaches_agents(a.granted_to)
-    UNION ALL
-    -- Draft or deprecated concepts mapped to columns: reading them is UNSUPPORTED.
-    SELECT 'warning', format('concept %L', c.id),
-           format('the concept is %s but mapped to %s column(s): every read of them is UNSUPPORTED',
-                  c.status, (SELECT count(*) FROM clarify.concept_columns m WHERE m.concept_id = c.id)),
-           CASE WHEN c.status = 'draft'
-                THEN format('UPDATE clarify.concepts SET status = ''approved'' WHERE id = %L;', c.id)
-                ELSE format('DELETE FROM clarify.concept_columns WHERE concept_id = %L;', c.id) END
-      FROM clarify.concepts c
-     WHERE c.status IN ('draft', 'deprecated')
-       AND EXISTS (SELECT 1 FROM clarify.concept_columns m WHERE m.concept_id = c.id)
-    UNION ALL
-    -- Semi-additive measures without a snapshot column: every sum of them is GRAIN (§10).
-    SELECT 'error', format('mapping %s of %L', concat_ws('.', m.schema_name, m.table_name, m.column_name), c.id),
-           'the measure is semi_additive but has no snapshot column: every sum of it is refused',
-           format('UPDATE clarify.concept_columns SET snapshot_column = %L WHERE concept_id = %L AND relation = %L::regclass AND column_name = %L;',
-                  COALESCE((SELECT a.attname FROM pg_attribute a
-                             WHERE a.attrelid = m.relation AND a.attnum > 0 AND NOT a.attisdropped
-                               AND a.atttypid IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype)
-                             ORDER BY a.attnum LIMIT 1), 'snapshot_date'),
-                  c.id, m.relation::text, m.column_name)
-      FROM clarify.concepts c JOIN clarify.concept_columns m ON m.concept_id = c.id
-     WHERE c.additivity = 'semi_additive' AND m.snapshot_column IS NULL
-       AND EXISTS (SELECT 1 FROM pg_class cls WHERE cls.oid = m.relation)
-    UNION ALL
-    -- Defaults and confirmations given for an older definition of their concept (§18).
-    SELECT s.severity, s.object, s.problem, s.fix FROM clarify.stale_approvals s
-    )
-    SELECT p.severity, p.object, p.problem, p.fix FROM problems p
-     ORDER BY array_position(ARRAY['error', 'warning', 'info'], p.severity), p.object, p.problem
-    $$;
-
-COMMENT ON FUNCTION clarify.lint() IS
-    'What in the catalog will surprise users (ambiguity hidden by a synonym, dead mappings, inverted windows, defaults and approvals for no agent, unapproved concepts in use, semi-additive measures without a snapshot, stale defaults and approvals), each with a fix to paste.';
-REVOKE ALL ON FUNCTION clarify.lint() FROM PUBLIC;
-
+--------------------------------------------------------------------------------------------------
 -- Units and time zones
 --------------------------------------------------------------------------------------------------
 
@@ -1865,3 +1762,147 @@ REVOKE ALL ON clarify.entities FROM PUBLIC;
 GRANT SELECT ON clarify.entities TO PUBLIC;
 REVOKE ALL ON FUNCTION clarify_internal.entities_check() FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('clarify.entities', '');
+
+--------------------------------------------------------------------------------------------------
+-- Lint: what in the catalog will surprise users (docs/dba-guide.md, "Lint"); defined after the
+-- entities and segments it also checks
+--------------------------------------------------------------------------------------------------
+
+-- The columns a segment's predicate reads (NULL when it no longer parses), for clarify.lint().
+CREATE FUNCTION clarify_internal.segment_predicate_columns(relation regclass, predicate text)
+    RETURNS name[]
+    AS 'MODULE_PATHNAME', 'clarify_segment_predicate_columns'
+    LANGUAGE C STABLE STRICT;
+COMMENT ON FUNCTION clarify_internal.segment_predicate_columns(regclass, text) IS
+    'The columns a segment''s predicate reads, or NULL when it no longer parses.';
+REVOKE ALL ON FUNCTION clarify_internal.segment_predicate_columns(regclass, text) FROM PUBLIC;
+
+-- What in the catalog will surprise users, one SELECT per problem (a later check is one more
+-- branch of the UNION ALL), each with a fix a DBA can paste. Owner only.
+CREATE FUNCTION clarify.lint()
+    RETURNS TABLE (severity text, object text, problem text, fix text)
+    LANGUAGE sql STABLE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    WITH eligible_candidates AS (
+        SELECT t.term, t.concept_id FROM clarify.terms t
+          JOIN clarify.concepts c ON c.id = t.concept_id
+         WHERE clarify.eligible(c)),
+    meanings AS (
+        SELECT term, count(*) AS n, min(concept_id) AS only_one
+          FROM eligible_candidates GROUP BY term),
+    problems AS (
+    -- A one-meaning term ("MRR") beside a term with several eligible meanings and no default:
+    -- while the question says the other term, the one meaning never covers the column (§13).
+    SELECT 'warning' AS severity, format('term %L', one.term) AS object,
+           format('%L has one eligible meaning, %s, which is also a candidate of %L with %s eligible meanings and no default: while the question says %L the statement is ambiguous',
+                  one.term, one.only_one, many.term, many.n, many.term) AS problem,
+           format('INSERT INTO clarify.defaults (term, concept_id, approved_by) VALUES (%L, %L, %L);',
+                  many.term, one.only_one, current_user) AS fix
+      FROM meanings one
+      JOIN eligible_candidates other ON other.concept_id = one.only_one AND other.term <> one.term
+      JOIN meanings many ON many.term = other.term AND many.n > 1
+     WHERE one.n = 1
+       AND NOT EXISTS (SELECT 1 FROM clarify.defaults d WHERE d.term = many.term AND d.applies_to IS NULL)
+    UNION ALL
+    -- Mappings whose table or column no longer exists (kept by name, §18).
+    SELECT 'error', format('mapping %s of %L', concat_ws('.', m.schema_name, m.table_name, m.column_name), m.concept_id),
+           CASE WHEN cls.oid IS NULL THEN 'the governed table no longer exists'
+                ELSE 'the governed column no longer exists' END,
+           format('DELETE FROM clarify.concept_columns WHERE concept_id = %L AND schema_name = %L AND table_name = %L AND column_name = %L;',
+                  m.concept_id, m.schema_name, m.table_name, m.column_name)
+      FROM clarify.concept_columns m
+      LEFT JOIN pg_class cls ON cls.relname = m.table_name
+           AND cls.relnamespace = (SELECT n.oid FROM pg_namespace n WHERE n.nspname = m.schema_name)
+     WHERE cls.oid IS NULL
+        OR NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = cls.oid
+                          AND a.attname = m.column_name AND a.attnum > 0 AND NOT a.attisdropped)
+    UNION ALL
+    -- Time windows whose bounds, evaluated now, are inverted or empty.
+    SELECT 'error', format('concept %L', w.id),
+           format('the time window is %s: it starts %s and ends %s',
+                  CASE WHEN w.window_start = w.window_end THEN 'empty' ELSE 'inverted' END,
+                  w.window_start, w.window_end),
+           CASE WHEN w.window_start = w.window_end
+                THEN format('DELETE FROM clarify.terms WHERE concept_id = %L; DELETE FROM clarify.concepts WHERE id = %L;',
+                            w.id, w.id)
+                ELSE format('UPDATE clarify.concepts SET window_start = %L, window_end = %L WHERE id = %L;',
+                            c.window_end, c.window_start, w.id) END
+      FROM clarify_internal.lint_windows() w JOIN clarify.concepts c ON c.id = w.id
+    UNION ALL
+    -- Defaults for roles that no agent is (nor belongs to): they apply to nobody the gate decides.
+    SELECT 'warning', format('default for %L (applies to %s)', d.term, d.applies_to),
+           format('role %s is not governed and has no governed member: the default applies to no agent', d.applies_to),
+           format('SELECT clarify.govern_role(%L);  -- or: DELETE FROM clarify.defaults WHERE term = %L AND applies_to = %L;',
+                  d.applies_to, d.term, d.applies_to)
+      FROM clarify.defaults d
+     WHERE d.applies_to IS NOT NULL AND NOT clarify_internal.role_reaches_agents(d.applies_to)
+    UNION ALL
+    -- Approvals granted to such roles.
+    SELECT 'warning', format('approval %s (%L for %L)', a.id, a.term, a.question_id),
+           format('role %s is not governed and has no governed member: the confirmation verifies for no agent', a.granted_to),
+           format('SELECT clarify.revoke(%s);', a.id)
+      FROM clarify.approvals a
+     WHERE a.revoked_at IS NULL AND a.expires_at > now()
+       AND NOT clarify_internal.role_reaches_agents(a.granted_to)
+    UNION ALL
+    -- Draft or deprecated concepts mapped to columns: reading them is UNSUPPORTED.
+    SELECT 'warning', format('concept %L', c.id),
+           format('the concept is %s but mapped to %s column(s): every read of them is UNSUPPORTED',
+                  c.status, (SELECT count(*) FROM clarify.concept_columns m WHERE m.concept_id = c.id)),
+           CASE WHEN c.status = 'draft'
+                THEN format('UPDATE clarify.concepts SET status = ''approved'' WHERE id = %L;', c.id)
+                ELSE format('DELETE FROM clarify.concept_columns WHERE concept_id = %L;', c.id) END
+      FROM clarify.concepts c
+     WHERE c.status IN ('draft', 'deprecated')
+       AND EXISTS (SELECT 1 FROM clarify.concept_columns m WHERE m.concept_id = c.id)
+    UNION ALL
+    -- Semi-additive measures without a snapshot column: every sum of them is GRAIN (§10).
+    SELECT 'error', format('mapping %s of %L', concat_ws('.', m.schema_name, m.table_name, m.column_name), c.id),
+           'the measure is semi_additive but has no snapshot column: every sum of it is refused',
+           format('UPDATE clarify.concept_columns SET snapshot_column = %L WHERE concept_id = %L AND relation = %L::regclass AND column_name = %L;',
+                  COALESCE((SELECT a.attname FROM pg_attribute a
+                             WHERE a.attrelid = m.relation AND a.attnum > 0 AND NOT a.attisdropped
+                               AND a.atttypid IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype)
+                             ORDER BY a.attnum LIMIT 1), 'snapshot_date'),
+                  c.id, m.relation::text, m.column_name)
+      FROM clarify.concepts c JOIN clarify.concept_columns m ON m.concept_id = c.id
+     WHERE c.additivity = 'semi_additive' AND m.snapshot_column IS NULL
+       AND EXISTS (SELECT 1 FROM pg_class cls WHERE cls.oid = m.relation)
+    UNION ALL
+    -- Defaults and confirmations given for an older definition of their concept (§18).
+    SELECT s.severity, s.object, s.problem, s.fix FROM clarify.stale_approvals s
+    UNION ALL
+    -- Entities naming governed columns (mapped after the entity was registered): their options
+    -- would show governed values beside each name (§14).
+    SELECT 'error', format('entity %s.%s', e.relation::text, e.name_column),
+           format('%s column %s is also mapped to %L: options show it', CASE WHEN col = e.key_column THEN 'the key'
+                  WHEN col = e.name_column THEN 'the name' ELSE 'the detail' END, col, m.concept_id),
+           CASE WHEN col = ANY (e.detail_columns) AND col <> e.name_column AND col <> e.key_column
+                THEN format('UPDATE clarify.entities SET detail_columns = array_remove(detail_columns, %L) WHERE relation = %L::regclass AND name_column = %L;',
+                            col, e.relation::text, e.name_column)
+                ELSE format('DELETE FROM clarify.entities WHERE relation = %L::regclass AND name_column = %L;',
+                            e.relation::text, e.name_column) END
+      FROM clarify.entities e
+     CROSS JOIN LATERAL unnest(ARRAY[e.name_column, e.key_column] || e.detail_columns) AS col
+      JOIN clarify.concept_columns m ON m.relation = e.relation AND m.column_name = col
+    UNION ALL
+    -- Segments whose predicate reads a governed column: every statement applying the segment
+    -- reads that meaning too, and is asked about it (§15).
+    SELECT 'warning', format('concept %L', c.id),
+           format('the segment''s predicate reads column %s, which is mapped to %L: a statement applying the segment reads that meaning as well',
+                  col, m.concept_id),
+           format('UPDATE clarify.concepts SET segment_predicate = %L WHERE id = %L;  -- written over columns that carry no governed meaning',
+                  c.segment_predicate, c.id)
+      FROM clarify.concepts c
+     CROSS JOIN LATERAL unnest(clarify_internal.segment_predicate_columns(c.segment_relation, c.segment_predicate)) AS col
+      JOIN clarify.concept_columns m ON m.relation = c.segment_relation AND m.column_name = col
+     WHERE c.kind = 'segment' AND c.segment_relation IS NOT NULL AND c.segment_predicate IS NOT NULL
+    )
+    SELECT p.severity, p.object, p.problem, p.fix FROM problems p
+     ORDER BY array_position(ARRAY['error', 'warning', 'info'], p.severity), p.object, p.problem
+    $$;
+
+COMMENT ON FUNCTION clarify.lint() IS
+    'What in the catalog will surprise users (ambiguity hidden by a synonym, dead mappings, inverted windows, defaults and approvals for no agent, unapproved concepts in use, semi-additive measures without a snapshot, stale defaults and approvals, entities and segments over governed columns), each with a fix to paste.';
+REVOKE ALL ON FUNCTION clarify.lint() FROM PUBLIC;

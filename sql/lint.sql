@@ -76,6 +76,33 @@ SELECT string_agg(fix, E'\n') AS fixes FROM clarify.lint() WHERE object LIKE 'cl
 RESET client_min_messages;
 SELECT severity, object FROM clarify.lint();
 
+-- Entities and segments over governed columns (contract §17). An entity's detail column mapped
+-- to a concept (the catalog refuses it both ways; a restore with triggers off can leave it),
+-- and a segment whose predicate reads a governed column; a segment whose predicate no longer
+-- parses is left out, the rest still reported.
+CREATE TABLE public.customers (id int PRIMARY KEY, name text, city text, spend numeric, last_order date, gone int);
+INSERT INTO clarify.concepts (id, kind, label, description, status) VALUES
+  ('metric.spend', 'metric', 'Customer spend', 'Lifetime spend', 'approved');
+INSERT INTO clarify.concept_columns (concept_id, relation, column_name) VALUES
+  ('metric.spend', 'public.customers', 'spend');
+SET session_replication_role = replica;
+INSERT INTO clarify.entities (relation, name_column, key_column, label, detail_columns, approved_by)
+  VALUES ('public.customers', 'name', 'id', 'Customer', '{city,spend}', 'dba');
+RESET session_replication_role;
+INSERT INTO clarify.concepts (id, kind, label, description, status, segment_relation, segment_predicate) VALUES
+  ('segment.big', 'segment', 'Big customer', 'Spent over 1000', 'approved', 'public.customers', 'spend > 1000 AND city IS NOT NULL'),
+  ('segment.recent', 'segment', 'Recent customer', 'Ordered this month', 'approved', 'public.customers', 'last_order >= current_date - 30'),
+  ('segment.doomed', 'segment', 'Doomed', 'Reads a column to be dropped', 'approved', 'public.customers', 'gone = 1');
+ALTER TABLE public.customers DROP COLUMN gone;
+SELECT severity, object, problem, fix FROM clarify.lint()
+ WHERE object LIKE 'entity %' OR object LIKE 'concept %segment.%' ORDER BY object;
+-- Each fix, pasted (the entity's: the detail column dropped), clears the entity's row.
+SELECT string_agg(fix, E'\n') AS fixes FROM clarify.lint() WHERE object LIKE 'entity %' \gset
+:fixes
+SELECT detail_columns FROM clarify.entities;
+SELECT count(*) AS entity_rows FROM clarify.lint() WHERE object LIKE 'entity %';
+DELETE FROM clarify.concepts WHERE kind = 'segment';
+
 -- Owner only.
 SET ROLE regress_lint_agent;
 SELECT * FROM clarify.lint();
