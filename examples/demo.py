@@ -88,9 +88,45 @@ def pick(choice):
     # A period's slot names the user's term ("last quarter"), so tell it by its options.
     period = any(o["value"].startswith("window.") for o in choice["options"])
     wanted = "window.fiscal_q3_2026" if period else "metric.recognized_revenue"
+    if any(o["value"].startswith("segment.") for o in choice["options"]):
+        wanted = "segment.purchased_30d"
     option = next(o for o in choice["options"] if o["value"] == wanted)
     say(f"  (stdin is not a terminal: the demo answers for the user: {option['label']})")
     return option
+
+
+def active_customers(agent, app):
+    """Section 11: a scope is a filter (a segment); the user's choice decides which one runs."""
+    section('11. "How many active customers do we have?" -- which active customer')
+    question = "How many active customers do we have?"
+    record = ResolutionRecord("q_1051", question)
+    agent.attach(record)
+    count = "SELECT count(*) FROM sales.customers"
+    say(f"  agent SQL:    {count}")
+    try:
+        agent.run(count)
+        raise SystemExit("the gate counted customers without asking which active ones")
+    except ClarificationRequired as ask:
+        show_rejection(ask)
+        option = pick(as_choice_question(ask))
+    confirm(app, "q_1051", "active customers", option["value"], granted_to="agent",
+            confirmed_by="user:alice@example.com", question=question)
+    say(f"  app: the user means {option['label']}; the agent binds it and runs its SQL again:")
+    agent.attach(record.with_binding(Binding("active customers", option["value"],
+                                             "user_confirmation")))
+    try:
+        agent.run(count)
+        raise SystemExit("the gate counted every customer as active")
+    except GateError as refused:
+        show_rejection(refused)
+        where = refused.slots[0].expected
+        say(f"     the filter to apply (for the agent, never shown to the user): {where}")
+    applied = f"{count} WHERE {where}"
+    say(f"  agent SQL:    {applied}")
+    rows = agent.run(applied)
+    binding = next(b for b in agent.last_decision()["bindings"] if b["concept"] == option["value"])
+    say(f"  -> allowed: {rows[0][0]} active customers ({option['label']}, confirmed by the user; "
+        f"audit source {binding['source']})")
 
 
 def main():
@@ -306,7 +342,9 @@ def main():
     rows = agent.run(by_key, (int(customer["value"]),))
     say(f"  -> allowed by key: {rows[0][0]} ({customer['label']} only)")
 
-    section("11. The audit trail of this conversation (read by the DBA; agents cannot)")
+    active_customers(agent, app)
+
+    section("12. The audit trail of this conversation (read by the DBA; agents cannot)")
     # Sync decisions are durable before each answer; their rows follow shortly after.
     dba.execute("SELECT clarify.audit_wait()")
     table(dba.execute(

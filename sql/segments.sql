@@ -142,6 +142,43 @@ SELECT g->>'sqlstate' AS sqlstate, s->>'kind' AS kind, s->>'term' AS term, s->>'
 SELECT g->>'sqlstate' AS sqlstate, s->>'kind' AS kind, s->>'expected' AS expected, s->>'actual' AS actual,
        g->>'message' AS message
   FROM gate('SELECT count(*) FROM sales.customers') g, jsonb_array_elements(g->'detail'->'slots') s;
+-- The same decision under every plan: a bound parameter equal to the predicate's constant is
+-- still a parameter in a custom plan (SQL PREPARE, PL/pgSQL), as in the generic plan.
+PREPARE within_days(int) AS SELECT count(*) FROM sales.customers WHERE last_order_at >= current_date - $1;
+CREATE FUNCTION pg_temp.within(days int) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (SELECT count(*) FROM sales.customers WHERE last_order_at >= current_date - days);
+END $$;
+SET plan_cache_mode = force_custom_plan;
+SELECT pg_temp.applied('EXECUTE within_days(30)') AS custom_plan;
+SELECT pg_temp.applied('SELECT pg_temp.within(30)') AS custom_plan;
+SET plan_cache_mode = force_generic_plan;
+SELECT pg_temp.applied('EXECUTE within_days(30)') AS generic_plan;
+SELECT pg_temp.applied('SELECT pg_temp.within(30)') AS generic_plan;
+-- The custom plan still estimates with the value: 30 days select fewer rows than 300.
+CREATE FUNCTION pg_temp.scan_rows(sql text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE p json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || sql INTO p;
+  RETURN (p->0->'Plan'->'Plans'->0->>'Plan Rows')::float8;
+END $$;
+SET plan_cache_mode = force_custom_plan;
+SELECT pg_temp.scan_rows('EXECUTE within_days(30)') AS rows_30, pg_temp.scan_rows('EXECUTE within_days(300)') AS rows_300;
+-- What it costs: only such statements keep the parameter; others are folded as before.
+CREATE FUNCTION pg_temp.keeps_parameter(sql text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE line text; found boolean := false;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || sql LOOP
+    found := found OR line LIKE '%$1%';
+  END LOOP;
+  RETURN found;
+END $$;
+PREPARE orders_after(int) AS SELECT count(*) FROM sales.orders WHERE id > $1;
+SELECT pg_temp.keeps_parameter('EXECUTE within_days(30)') AS segmented_relation,
+       pg_temp.keeps_parameter('EXECUTE orders_after(30)') AS other_relation;
+RESET plan_cache_mode;
+DEALLOCATE within_days;
+DEALLOCATE orders_after;
 -- A statement not scanning the relation is not concerned.
 SELECT gate_state('SELECT count(*) FROM sales.invoices');
 

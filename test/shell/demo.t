@@ -2,11 +2,12 @@
 # The README's demo runs to the end without a terminal and shows the conversation: the three
 # revenue options, the QC001, QC002 and QC004 moments, the period asked as a calendar or fiscal
 # quarter (each window with its range), a synonym that does not settle the word the user said, a
-# low-impact meaning assumed with its WARNING, the QC006 moment, and the audit trail.
+# low-impact meaning assumed with its WARNING, the QC006 moment, which "active customer"
+# (a segment: asked, chosen, applied), and the audit trail.
 set -uo pipefail
 source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 31
+plan 36
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)
 rc=$?
 check "./scripts/demo </dev/null exits 0" test "$rc" -eq 0
@@ -43,6 +44,16 @@ contains "\"revenue for Acme\" asks which Customer" "$out" \
     'Which Customer do you mean by "Acme Corp"?'
 contains "the two Acme Corps are told apart by city" "$out" "2. Acme Corp (Paris)"
 contains "the re-run by key answers" "$out" "-> allowed by key:"
+contains "\"How many active customers?\" asks which active customer, in business words" "$out" \
+    "1. Holds an active contract - A signed contract that has not ended"
+asked=$(printf '%s\n' "$out" | sed -n '/which active customer$/,/app: the user means/p')
+check "the user is shown no predicate" test -n "$asked" -a "${asked/current_date/}" = "$asked"
+contains "the user's choice is recorded" "$out" \
+    "app: the user means Purchased in the last 30 days; the agent binds it"
+contains "the agent's SQL applies the chosen segment" "$out" \
+    "agent SQL:    SELECT count(*) FROM sales.customers WHERE last_order_at >= current_date - 30"
+contains "and runs, audited as the user's choice" "$out" \
+    "-> allowed: 2 active customers (Purchased in the last 30 days, confirmed by the user; audit source user_confirmation)"
 
 # DEMO_PORT and --keep: the cluster stays up on that port, with the lines to connect and stop.
 out=$(cd "$repo" && DEMO_PORT=55463 ./scripts/demo --keep </dev/null 2>&1)

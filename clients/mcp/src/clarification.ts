@@ -20,6 +20,7 @@ import {
     rejectionResult,
     rowsResult,
 } from "./results.js";
+import { filterResult, filterSlot } from "./segments.js";
 import type { Settings } from "./settings.js";
 import { requireQuery, StatementError } from "./statement.js";
 
@@ -225,6 +226,12 @@ export async function answerQuery(
                 );
             }
             const slot = askingSlot(rejection);
+            const filter = slot === null ? filterSlot(rejection) : null;
+            if (filter !== null) {
+                const key = slotKey(filter);
+                const settled = question.confirmed.get(key) ?? explicit.get(key);
+                return filterResult(rejection, filter, question.id, settled);
+            }
             if (slot === null) return rejectionResult(rejection);
             const done = await settle(ctx, question, rejection, slot, explicit, refused);
             if (done !== null) return done;

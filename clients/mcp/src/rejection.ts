@@ -1,6 +1,7 @@
 // The gate's rejections (SQLSTATE QC00x) read from a PostgreSQL error: MESSAGE, HINT and the
 // DETAIL's JSON payload (docs/reference.md, "SQLSTATEs").
 import { positiveInteger } from "./rounds.js";
+import { isFilterSlot } from "./segments.js";
 
 export interface Option {
     value: string;
@@ -104,12 +105,18 @@ export function readRejection(error: unknown): Rejection | null {
     };
 }
 
-/** The first slot, in payload order, that asks the person to choose among options. */
+/**
+ * The first slot, in payload order, that asks the person to choose among options (a segment's
+ * filter to apply is the model's to write: src/segments.ts).
+ */
 export function askingSlot(rejection: Rejection): Slot | null {
     if (!ASKING_SQLSTATES.has(rejection.sqlstate)) return null;
     return (
         rejection.slots.find(
-            (s) => s.options.length > 0 && (s.state === "AMBIGUOUS" || s.state === "MISMATCH"),
+            (s) =>
+                s.options.length > 0 &&
+                (s.state === "AMBIGUOUS" || s.state === "MISMATCH") &&
+                !isFilterSlot(s),
         ) ?? null
     );
 }

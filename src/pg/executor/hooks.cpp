@@ -13,6 +13,7 @@
 #include "pg/shared_memory.hpp"
 #include "pg/executor/time_zone_hold.hpp"
 #include "pg/plan/entity/lookup.hpp"
+#include "pg/plan/segment/bound_params.hpp"
 
 extern "C" {
 #include "access/parallel.h"
@@ -159,6 +160,7 @@ void install_gate() {
     install_check();
     install_time_zone_hold();
     install_statistics_filter();
+    segment::install_segment_planner();
     install_shared_memory();
     install_rejection_log();
 }

@@ -7,6 +7,7 @@
 extern "C" {
 #include "access/parallel.h"
 #include "access/xact.h"
+#include "catalog/pg_inherits.h"
 #include "utils/resowner.h"
 }
 
@@ -109,6 +110,8 @@ void load_segments(Catalog &catalog, std::unordered_set<Oid> &relations) {
         trees->ids.push_back(id);
         trees->relations[i] = c.segment_relation;
         trees->conjuncts[i] = parse_kept(id, c.segment_relation, rows.at(r, 3), trees->context);
+        Oid relation = c.segment_relation;
+        trees->on_child = trees->on_child || pg_guard([&] { return has_superclass(relation); });
         catalog.add_concept(std::move(c));
     }
     trees->count = static_cast<int>(trees->ids.size());

@@ -22,6 +22,7 @@ struct SegmentTrees {
     Oid *relations = nullptr;      // per segment, in that context
     List **conjuncts = nullptr;    // per segment: its normal conditions; NIL: never applied
     std::vector<std::string> ids;  // per segment
+    bool on_child = false;         // some segment's relation is a partition or inheritance child
     SegmentTrees() = default;
     SegmentTrees(const SegmentTrees &) = delete;
     SegmentTrees &operator=(const SegmentTrees &) = delete;
