@@ -110,8 +110,8 @@ TEST(DecideZones, ATimestampColumnComparesAsInstants) {
     // Shown in the window's zone: New York's midnights are 13:00 in Tokyo.
     EXPECT_EQ(d.slots[0].reason,
               "the period asked for is Q3 in Tokyo (1 Jul \u2013 30 Sep 2026), but the statement "
-              "computes Booked revenue over 1 Jul 2026 13:00 \u2013 1 Oct 2026 13:00 (end "
-              "excluded)");
+              "computes Booked revenue over 1 Jul 2026 13:00 \u2013 1 Oct 2026 13:00, end "
+              "excluded");
 }
 
 TEST(DecideZones, OptionsReadInTheirOwnZones) {

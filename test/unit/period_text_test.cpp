@@ -53,10 +53,10 @@ TEST(PeriodText, OpenSides) {
 
 TEST(PeriodText, SidesOffMidnightReadAsTimesWithTheEndExcluded) {
     EXPECT_EQ(text({utc(2026, 7, 1, 13), utc(2026, 10, 1, 13)}),
-              "1 Jul 2026 13:00 \u2013 1 Oct 2026 13:00 (end excluded)");
+              "1 Jul 2026 13:00 \u2013 1 Oct 2026 13:00, end excluded");
     // One side on midnight is not enough: both read as times.
     EXPECT_EQ(text({utc(2026, 7, 1), utc(2026, 10, 1, 13)}),
-              "1 Jul 2026 00:00 \u2013 1 Oct 2026 13:00 (end excluded)");
+              "1 Jul 2026 00:00 \u2013 1 Oct 2026 13:00, end excluded");
     EXPECT_EQ(text({utc(2026, 7, 1, 13), std::nullopt}), "from 1 Jul 2026 13:00");
     EXPECT_EQ(text({std::nullopt, utc(2026, 7, 1, 13)}), "before 1 Jul 2026 13:00");
 }
@@ -64,21 +64,21 @@ TEST(PeriodText, SidesOffMidnightReadAsTimesWithTheEndExcluded) {
 TEST(PeriodText, SecondsAndFractionsShownWhenThere) {
     // A second past midnight is not midnight: shown, so it does not read as one.
     EXPECT_EQ(text({utc(2026, 7, 1), utc(2026, 7, 2) + 1000000}),
-              "1 Jul 2026 00:00 \u2013 2 Jul 2026 00:00:01 (end excluded)");
+              "1 Jul 2026 00:00 \u2013 2 Jul 2026 00:00:01, end excluded");
     EXPECT_EQ(text({utc(2026, 7, 1) + 1500, std::nullopt}), "from 1 Jul 2026 00:00:00.0015");
 }
 
 TEST(PeriodText, AnEmptyRangeReadsAsTimes) {
     EXPECT_EQ(text({utc(2026, 7, 1), utc(2026, 7, 1)}),
-              "1 Jul 2026 00:00 \u2013 1 Jul 2026 00:00 (end excluded)");
+              "1 Jul 2026 00:00 \u2013 1 Jul 2026 00:00, end excluded");
 }
 
 TEST(PeriodText, TheZoneDecidesTheDays) {
     // Tokyo's Q3 is midnights in Tokyo: days there, times in the session's zone.
     TimeRange tokyo_q3{utc(2026, 6, 30, 15), utc(2026, 9, 30, 15)};
     EXPECT_EQ(text(tokyo_q3, "Asia/Tokyo"), "1 Jul \u2013 30 Sep 2026");
-    EXPECT_EQ(text(tokyo_q3, ""), "30 Jun 2026 11:00 \u2013 30 Sep 2026 11:00 (end excluded)");
-    EXPECT_EQ(text(tokyo_q3), "30 Jun 2026 15:00 \u2013 30 Sep 2026 15:00 (end excluded)");
+    EXPECT_EQ(text(tokyo_q3, ""), "30 Jun 2026 11:00 \u2013 30 Sep 2026 11:00, end excluded");
+    EXPECT_EQ(text(tokyo_q3), "30 Jun 2026 15:00 \u2013 30 Sep 2026 15:00, end excluded");
 }
 
 TEST(PeriodText, WithoutAClockInstantsReadInUtc) {

@@ -68,7 +68,7 @@ std::string period_text(const LocalRange &r) {
     }
     if (!r.end) return "from " + moment_text(*r.start);
     if (!r.start) return "before " + moment_text(*r.end);
-    return moment_text(*r.start) + " \u2013 " + moment_text(*r.end) + " (end excluded)";
+    return moment_text(*r.start) + " \u2013 " + moment_text(*r.end) + ", end excluded";
 }
 
 std::string period_phrase(const LocalRange &r) {

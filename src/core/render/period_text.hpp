@@ -19,7 +19,7 @@ struct LocalRange {
 LocalRange local_range(const TimeRange &range, const ZoneClock *clock, const std::string &zone);
 
 // "1 Jul – 30 Sep 2026", "1 Dec 2025 – 28 Feb 2026", "1 Mar 2026", "from 1 Jul 2026",
-// "until 30 Sep 2026", "1 Jul 2026 13:00 – 1 Oct 2026 13:00 (end excluded)",
+// "until 30 Sep 2026", "1 Jul 2026 13:00 – 1 Oct 2026 13:00, end excluded",
 // "from 1 Jul 2026 13:00", "before 1 Oct 2026 13:00", "all time".
 std::string period_text(const LocalRange &range);
 
