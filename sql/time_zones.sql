@@ -43,9 +43,12 @@ CREATE FUNCTION public.zoned(sql text) RETURNS text LANGUAGE sql AS $$
                         'expected=' || (g->'detail'->'slots'->0->'expected')::text) END
   FROM public.gate(sql) g $$;
 GRANT EXECUTE ON FUNCTION public.zoned(text) TO PUBLIC;
--- What people read: the HINT, and each option's period.
+-- What people read: the HINT (up to its options when they are every window of the catalog: the
+-- other files' too), and each option's period.
 CREATE FUNCTION public.zoned_words(sql text) RETURNS TABLE (said text) LANGUAGE sql AS $$
-  SELECT g->>'hint' FROM public.gate(sql) g
+  SELECT CASE WHEN g->>'sqlstate' = 'QC003' THEN substring(g->>'hint' FROM '^.*computed\?')
+              ELSE g->>'hint' END
+  FROM public.gate(sql) g
   UNION ALL
   SELECT o->>'value' || ': ' || (o->>'period') || ' ' || (o->'range')::text
   FROM public.gate(sql) g, jsonb_array_elements(g->'detail'->'slots'->0->'options') o

@@ -38,9 +38,8 @@ class PostgresZoneClock final : public ZoneClock {
                 out.year = tm.tm_year;
                 out.month = tm.tm_mon;
                 out.day = tm.tm_mday;
-                out.micros = ((int64(tm.tm_hour) * 60 + tm.tm_min) * 60 + tm.tm_sec) *
-                                 USECS_PER_SEC +
-                             fsec;
+                out.micros =
+                    ((int64(tm.tm_hour) * 60 + tm.tm_min) * 60 + tm.tm_sec) * USECS_PER_SEC + fsec;
             }
             return out;
         });
