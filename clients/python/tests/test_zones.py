@@ -10,7 +10,12 @@ import pytest
 from conftest import SCHEMA
 from test_time_range import CALENDAR_Q1, FISCAL_Q1, QUARTER, fees  # noqa: F401 (a fixture)
 
-from pg_clarify_client import ClarificationRequired, GatedSession, ResolutionRecord, as_choice_question
+from pg_clarify_client import (
+    ClarificationRequired,
+    GatedSession,
+    ResolutionRecord,
+    as_choice_question,
+)
 from pg_clarify_client.ranges import describe_range
 
 
