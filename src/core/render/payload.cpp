@@ -144,9 +144,13 @@ std::string options_sentence(const Catalog &catalog, const std::vector<std::stri
         const Concept *c = catalog.concept(ids[i]);
         if (i > 0) out += (i + 1 == ids.size()) ? " or " : ", ";
         out += c ? label_with_unit(*c) : ids[i];
-        std::string about = c ? c->description : "";
+        std::string about;
         for (const auto &p : periods)
-            if (p.first == ids[i]) about = about.empty() ? p.second : p.second + "; " + about;
+            if (p.first == ids[i]) about = p.second;
+        if (c && !c->description.empty()) {
+            if (!about.empty()) about += "; ";
+            about += c->description;
+        }
         if (!about.empty()) out += " (" + about + ")";
     }
     return out;
