@@ -6,6 +6,7 @@ from PGHOST/PGPORT/PGDATABASE). Deterministic; interactive only when stdin is a 
 import json
 import os
 import sys
+from datetime import datetime
 
 import psycopg
 
@@ -13,6 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "clients", "pyt
 from pg_clarify_client import (  # noqa: E402
     Binding, ClarificationRequired, GateError, GatedSession, GrainViolation, ResolutionRecord,
     as_choice_question, confirm, describe_range)
+from pg_clarify_client.ranges import zone_of  # noqa: E402
 
 # What the agent knows about the schema: which column carries which meaning.
 COLUMN_OF = {
@@ -57,6 +59,14 @@ def ask_agent(agent, record, concept, country):
     say(f"  agent record: {record.to_json()}")
     say(f"  agent SQL:    {sql % (repr(country), repr(LAST_QUARTER[0]), repr(LAST_QUARTER[1]))}")
     return agent.run(sql, (country, *LAST_QUARTER))
+
+
+def window_days(period, time_zone):
+    """A window's half-open (start, end) instants as the dates that bound a date column: their
+    days in the session's zone (the demo's windows have no zone of their own)."""
+    zone = zone_of(time_zone)
+    return tuple(datetime.fromisoformat(side.replace("Z", "+00:00")).astimezone(zone).date()
+                 .isoformat() for side in period)
 
 
 def show_rejection(error):
@@ -258,6 +268,9 @@ def main():
     except ClarificationRequired as ask:
         show_rejection(ask)
         period = pick(as_choice_question(ask))
+        # The chosen window's evaluated range: the SQL bounds are its days in the session's zone.
+        chosen = next(o for o in ask.slots[0].options if o.value == period["value"])
+        bounds = window_days(chosen.range, ask.time_zone)
     confirm(app, "q_1047", "last quarter", period["value"], granted_to="agent",
             confirmed_by="user:alice@example.com", question=question)
     record = record.with_binding(Binding("last quarter", period["value"], "user_confirmation"))
@@ -271,11 +284,9 @@ def main():
         slot = refused.slots[0]
         say(f"     expected {describe_range(slot.expected_range, refused.time_zone)}, "
             f"actual {describe_range(slot.actual_range, refused.time_zone)}")
-    bounds = {"window.calendar_q3_2026": ("2026-07-01", "2026-10-01"),
-              "window.fiscal_q3_2026": ("2026-08-01", "2026-11-01")}[period["value"]]
     rows = agent.run(invoiced, ("Germany", *bounds))
     fee = next(b for b in agent.last_decision()["bindings"] if b["concept"] == "metric.invoiced_revenue")
-    say(f"  -> allowed for {bounds[0]} to {bounds[1]}: {rows[0][0]} "
+    say(f"  -> allowed for {period['range']}: {rows[0][0]} "
         f"(window {fee['window']}, range {fee['range']['start']} to {fee['range']['end']})")
 
     section("8. A low-impact ambiguity is assumed, not asked")

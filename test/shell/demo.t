@@ -7,7 +7,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib/tap.sh"
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-plan 36
+plan 37
 out=$(cd "$repo" && ./scripts/demo </dev/null 2>&1)
 rc=$?
 check "./scripts/demo </dev/null exits 0" test "$rc" -eq 0
@@ -31,6 +31,8 @@ contains "a default is replayed before it is added" "$out" "clarify.replay() run
 contains "the replay shows a refused question that the default would turn into a mismatch" "$out" \
     "AMBIGUOUS | MISMATCH"
 contains "a period other than the one chosen is refused with QC003" "$out" "SQLSTATE QC003 MISMATCH"
+contains "the chosen window's days bound the statement, said as days" "$out" \
+    "-> allowed for 1 Aug – 31 Oct 2026:"
 contains "the low-impact channel is assumed with a WARNING" "$out" 'WARNING: pg_clarify assumed Billing channel for "channel"'
 contains "the fan-out join is refused with QC006" "$out" "SQLSTATE QC006 GRAIN"
 contains "the rewritten query answers" "$out" "-> allowed: 31650.00 (Booked revenue, each order counted once)"

@@ -73,12 +73,6 @@ TEST(TimeRange, InstantsAreUtcIso8601) {
     EXPECT_EQ(format_instant(951782400LL * 1000000LL), "2000-02-29T00:00:00Z");
 }
 
-TEST(TimeRange, DescriptionsNameOpenSides) {
-    EXPECT_EQ(describe_range(TimeRange{}), "over all time");
-    EXPECT_EQ(describe_range(TimeRange{kJan1, std::nullopt}), "from 2026-01-01T00:00:00Z on");
-    EXPECT_EQ(describe_range(TimeRange{std::nullopt, kApr1}), "up to 2026-04-01T00:00:00Z");
-}
-
 TEST(Impact, ParsesTheThreeValuesOnly) {
     EXPECT_EQ(parse_impact("low"), Impact::Low);
     EXPECT_EQ(parse_impact("medium"), Impact::Medium);

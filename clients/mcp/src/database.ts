@@ -174,8 +174,11 @@ export class Database {
 
     /** Labels and aliases of the given concepts, as the agent may read them. */
     async conceptNames(ids: string[]): Promise<ConceptNames[]> {
+        // A fixed unit follows the label, as the gate writes it (CONTRACT.md §16); read through
+        // to_jsonb so that a catalog before 1.2 (no unit column) answers too.
         const r = await this.agent().query(
-            "SELECT id, label, coalesce(aliases, '{}') AS aliases FROM clarify.concepts WHERE id = ANY($1)",
+            "SELECT id, label || coalesce(' (' || (to_jsonb(c) ->> 'unit') || ')', '') AS label, " +
+                "coalesce(aliases, '{}') AS aliases FROM clarify.concepts c WHERE id = ANY($1)",
             [ids],
         );
         return r.rows as ConceptNames[];

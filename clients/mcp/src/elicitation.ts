@@ -26,14 +26,18 @@ export interface AskContext {
 
 export const NO_CONTEXT: AskContext = { mentioned: [], timeZone: "UTC" };
 
-/** An option as the person reads it; a time window with its evaluated period. */
+/**
+ * An option as the person reads it; a time window with its evaluated period: the gate's `period`
+ * (in the window's own zone), else its range read in the session's zone.
+ */
 export function optionTitle(
     label: string,
     description: string | null | undefined,
     range?: unknown,
     timeZone = "UTC",
+    given?: string | null,
 ): string {
-    const period = describeRange(range, timeZone);
+    const period = given || describeRange(range, timeZone);
     const text = description ? `${label} — ${description}` : label;
     return period ? `${text} (${period})` : text;
 }
@@ -97,7 +101,7 @@ export function choiceRequest(
 ): ElicitRequestFormParams {
     const oneOf = slot.options.map((o) => ({
         const: o.value,
-        title: optionTitle(o.label, o.description, o.range, context.timeZone),
+        title: optionTitle(o.label, o.description, o.range, context.timeZone, o.period),
     }));
     oneOf.push({ const: OTHER, title: "Other (describe below)" });
     // The gate's question, the person's words it is about (catalog terms), then the model's text.

@@ -10,6 +10,8 @@ export interface Option {
     owner?: string | null;
     /** A time window's evaluated period, `{"start", "end"}` (half-open, ISO timestamps). */
     range?: unknown;
+    /** The same period as people read it, in the window's zone ("1 Jul – 30 Sep 2026"). */
+    period?: string | null;
 }
 
 export interface Slot {

@@ -123,7 +123,7 @@ export function rejectionResult(r: Rejection, note?: string): CallToolResult {
 
 function optionLines(slot: Slot, timeZone: string): string[] {
     return slot.options.map((o) => {
-        const period = describeRange(o.range, timeZone);
+        const period = o.period || describeRange(o.range, timeZone);
         const what = `${o.label}${o.description ? `: ${o.description}` : ""}`;
         return `- ${what}${period ? ` (${period})` : ""} (${o.value})`;
     });

@@ -26,7 +26,8 @@ def as_choice_question(
     failure): such a rejection is reported to the user, not asked about.
 
     ``mentioned`` (the governed terms the user's question mentions) and ``time_zone`` (the
-    session's, for periods) default to what :meth:`GatedSession.run` put on the error.
+    session's, for a period the gate gives no days for) default to what
+    :meth:`GatedSession.run` put on the error.
     """
     if isinstance(source, Slot):
         return _choice(source, mentioned or (), time_zone)
@@ -87,7 +88,8 @@ def _choice(slot: Slot, mentioned: Sequence[str], time_zone: Optional[str]) -> D
 
 def _option(option: Any, time_zone: Optional[str]) -> Dict[str, Any]:
     out = {"label": option.label, "value": option.value, "description": option.description}
-    period = describe_range(option.range, time_zone)
+    # The gate's days are in the window's own zone; a server before them gives none.
+    period = getattr(option, "period", None) or describe_range(option.range, time_zone)
     if period:
         # The evaluated window, as the person reads it: they choose a period, not a name.
         out["range"] = period

@@ -21,7 +21,8 @@ from .rounds import positive_int
 class Option:
     """One meaning the user may choose, in business language.
 
-    A time window's option carries ``range``: its evaluated half-open (start, end), ISO texts.
+    A time window's option carries ``range``: its evaluated half-open (start, end), ISO texts,
+    and ``period``: the same as people read it, in the window's own zone ("1 Jul – 30 Sep 2026").
     """
 
     value: str
@@ -29,6 +30,7 @@ class Option:
     description: str = ""
     owner: str = ""
     range: Optional["Range"] = None
+    period: Optional[str] = None
 
     @classmethod
     def from_payload(cls, data: Any) -> Optional["Option"]:
@@ -44,6 +46,7 @@ class Option:
             description=_text(data.get("description")) or "",
             owner=_text(data.get("owner")) or "",
             range=_range(data.get("range")),
+            period=_text(data.get("period")),
         )
 
 

@@ -66,8 +66,11 @@ def test_period_options_show_their_range_in_the_session_zone(fees: None,  # noqa
     assert options[CALENDAR_Q1]["range"] == "1 Jan – 31 Mar 2026"
     assert options[CALENDAR_Q1]["description"] == "January to March 2026 (1 Jan – 31 Mar 2026)"
     assert options[FISCAL_Q1]["range"] == "1 Feb – 30 Apr 2026"
-    # In UTC the same instants are not midnights: times, the end said to be excluded.
-    assert as_choice_question(error, time_zone="UTC")["options"][0]["range"] == (
+    # The gate's days (the session's zone: the window has none of its own) win over another zone.
+    assert calendar.period == "1 Jan – 31 Mar 2026"
+    assert as_choice_question(error, time_zone="UTC")["options"][0]["range"] == calendar.period
+    # Read in UTC, the same instants are not midnights: times, the end said to be excluded.
+    assert describe_range(calendar.range, "UTC") == (
         "31 Dec 2025 23:00 – 31 Mar 2026 22:00 (end excluded)")
 
 

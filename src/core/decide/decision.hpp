@@ -3,6 +3,7 @@
 #pragma once
 #include "core/core_guard.hpp"
 #include "core/decide/budget.hpp"
+#include "core/decide/local_time.hpp"
 #include "core/model/catalog.hpp"
 #include "core/model/record.hpp"
 #include "core/model/states.hpp"
@@ -98,8 +99,10 @@ struct Slot {
     // A time_range slot: the period of a dated measure (actual: the measure's concept).
     bool time_range = false;
     std::optional<TimeRange> expected_range, actual_range;
-    // A mentioned time-window term's slot: each option's window, evaluated now.
+    // A mentioned time-window term's slot: each option's window, evaluated now, and as people
+    // read it in the window's zone (core/render/period_text.hpp).
     std::vector<std::pair<std::string, TimeRange>> option_ranges;
+    std::vector<std::pair<std::string, std::string>> option_periods;
     // A confirmation or default given for an older definition: its version and the concept's.
     int approved_version = 0, current_version = 0;
     // Grain slots only: the relations whose join repeats rows (fanout); the aggregate used and
@@ -164,9 +167,18 @@ struct Decision {
 struct TimeFacts {
     std::vector<std::pair<ColumnKey, TimeRange>> ranges;
     std::vector<std::pair<std::string, TimeRange>> windows;
+    // The time columns of type date: their rows compare with a window as days in its zone (§16).
+    std::vector<ColumnKey> date_columns;
+    // The session's TimeZone (periods read in it), and the clock that reads zones (nullptr: UTC).
+    std::string session_zone;
+    const ZoneClock *clock = nullptr;
     TimeRange range_of(ColumnKey time_column) const;
     const TimeRange *window(const std::string &concept_id) const;
-    bool operator==(const TimeFacts &o) const { return ranges == o.ranges && windows == o.windows; }
+    bool is_date_column(ColumnKey time_column) const;
+    bool operator==(const TimeFacts &o) const {
+        return ranges == o.ranges && windows == o.windows && date_columns == o.date_columns &&
+               session_zone == o.session_zone && clock == o.clock;
+    }
 };
 
 // pg_clarify.assume_below: AMBIGUOUS slots of lower impact are assumed (None: never).

@@ -87,14 +87,6 @@ std::string format_instant(Timestamp micros) {
     return buf;
 }
 
-std::string describe_range(const TimeRange &r) {
-    if (r.start && r.end)
-        return "from " + format_instant(*r.start) + " to " + format_instant(*r.end);
-    if (r.start) return "from " + format_instant(*r.start) + " on";
-    if (r.end) return "up to " + format_instant(*r.end);
-    return "over all time";
-}
-
 const char *to_string(Impact impact) {
     switch (impact) {
         case Impact::Low:

@@ -40,10 +40,9 @@ void restrict_range(TimeRange &range, const TimeCondition &condition);
 // rows of either).
 TimeRange hull(const TimeRange &a, const TimeRange &b);
 
-// "2026-07-01T00:00:00Z" (fractional seconds only when not whole).
+// "2026-07-01T00:00:00Z" (fractional seconds only when not whole): JSON's instants. People read
+// periods as core/render/period_text.hpp writes them.
 std::string format_instant(Timestamp unix_micros);
-// "from 2026-07-01T00:00:00Z to 2026-10-01T00:00:00Z", "up to ...", "from ... on", "over all time".
-std::string describe_range(const TimeRange &range);
 
 // How much an ambiguity can change the answer; ordered (Low < Medium < High).
 enum class Impact { Low, Medium, High };

@@ -1,4 +1,5 @@
 #include "core/decide/time_rules.hpp"
+#include "core/render/period_text.hpp"
 
 namespace clarify {
 
@@ -14,9 +15,45 @@ const TimeRange *TimeFacts::window(const std::string &concept_id) const {
     return nullptr;
 }
 
+bool TimeFacts::is_date_column(ColumnKey time_column) const {
+    for (const ColumnKey &key : date_columns)
+        if (key == time_column) return true;
+    return false;
+}
+
 namespace detail {
 
 namespace {
+
+// The statement's range on a measure's time column, and whether that column is a date.
+struct PeriodRead {
+    TimeRange range;
+    bool dates = false;
+};
+
+// The zone a window's days are read in: its window_time_zone, else the session's ("").
+std::string zone_of(const Catalog &catalog, const std::string &window) {
+    const Concept *c = catalog.concept(window);
+    return c ? c->window_time_zone : std::string();
+}
+
+std::string period_in(const TimeFacts &facts, const TimeRange &range, const std::string &zone) {
+    return period_text(local_range(range, facts.clock, zone));
+}
+
+// Whether the statement reads the window's rows: the same instants or, on a date column, the
+// same days, the window's read in its zone and the statement's in the session's (§16).
+bool same_period(const TimeFacts &facts, const PeriodRead &read, const TimeRange &window,
+                 const std::string &zone) {
+    if (!read.dates) return read.range == window;
+    auto day = [&](const std::optional<Timestamp> &t, const std::string &in) {
+        return t ? std::optional<std::int64_t>(
+                       first_day_at_or_after(local_time(facts.clock, *t, in)))
+                 : std::nullopt;
+    };
+    return day(read.range.start, "") == day(window.start, zone) &&
+           day(read.range.end, "") == day(window.end, zone);
+}
 
 // The options: the eligible windows (of `term` when it is a mentioned period, else every one),
 // each with its evaluated range when the glue measured it.
@@ -35,35 +72,42 @@ Slot period_slot(const Catalog &catalog, const Rules &rules, const TimeFacts &fa
         for (const std::string &id : catalog.time_windows())
             if (rules.eligible(id)) s.options.push_back(id);
     for (const std::string &id : s.options)
-        if (const TimeRange *w = facts.window(id)) s.option_ranges.emplace_back(id, *w);
+        if (const TimeRange *w = facts.window(id)) {
+            s.option_ranges.emplace_back(id, *w);
+            s.option_periods.emplace_back(id, period_in(facts, *w, zone_of(catalog, id)));
+        }
     return s;
 }
 
-std::string window_words(const Rules &rules, const std::string &window, const TimeRange &range) {
-    return rules.label(window) + " (" + describe_range(range) + ")";
+std::string window_words(const Catalog &catalog, const Rules &rules, const TimeFacts &facts,
+                         const std::string &window, const TimeRange &range) {
+    return rules.label(window) + " (" + period_in(facts, range, zone_of(catalog, window)) + ")";
 }
 
 // The range read against the window a period resolves to (§11 rule 1); nothing when equal.
+// The range read is shown in the window's zone, beside it; a date column's days in the session's.
 std::optional<Slot> compare_window(const Catalog &catalog, const Rules &rules,
                                    const TimeFacts &facts, const std::string &concept_id,
                                    const std::string &term, const std::string &window_id,
-                                   const TimeRange &read, Coverage *coverage) {
+                                   const PeriodRead &read, Coverage *coverage) {
     const std::string measure = rules.label(concept_id);
     const TimeRange *window = facts.window(window_id);
     const TimeRange expected = window ? *window : TimeRange{};
-    if (!window || read != expected) {
-        Slot s = period_slot(catalog, rules, facts, concept_id, term, State::Mismatch, read);
+    const std::string zone = zone_of(catalog, window_id);
+    if (!window || !same_period(facts, read, expected, zone)) {
+        Slot s = period_slot(catalog, rules, facts, concept_id, term, State::Mismatch, read.range);
         s.expected = window_id;
         s.expected_range = expected;
-        s.reason = "the period asked for is " + window_words(rules, window_id, expected) +
-                   ", but the statement computes " + measure + " " + describe_range(read);
-        s.question = "You asked about " + window_words(rules, window_id, expected) +
-                     ", but the answer would cover " + describe_range(read) +
-                     ". For which period should " + measure + " be computed?";
+        const LocalRange actual = local_range(read.range, facts.clock, read.dates ? "" : zone);
+        const std::string asked = window_words(catalog, rules, facts, window_id, expected);
+        s.reason = "the period asked for is " + asked + ", but the statement computes " + measure +
+                   " " + period_phrase(actual);
+        s.question = "You asked about " + asked + ", but the answer would cover " +
+                     period_text(actual) + ". For which period should " + measure + " be computed?";
         return s;
     }
     if (coverage) {
-        coverage->range = read;
+        coverage->range = read.range;
         coverage->window = window_id;
     }
     return std::nullopt;
@@ -73,15 +117,15 @@ std::optional<Slot> compare_window(const Catalog &catalog, const Rules &rules,
 // only eligible window, else asked, whatever range the statement bounds.
 std::optional<Slot> check_mentioned_period(const Catalog &catalog, const Rules &rules,
                                            const TimeFacts &facts, const std::string &concept_id,
-                                           const std::string &term, const TimeRange &read,
+                                           const std::string &term, const PeriodRead &read,
                                            Coverage *coverage) {
     const std::string measure = rules.label(concept_id);
     bool conflict = false;
     const Default *d = rules.applicable_default(term, &conflict);
     std::string window;
     if (d && rules.eligible(d->concept_id) && rules.stale_default(*d)) {
-        Slot s =
-            period_slot(catalog, rules, facts, concept_id, term, State::Unsupported, read, true);
+        Slot s = period_slot(catalog, rules, facts, concept_id, term, State::Unsupported,
+                             read.range, true);
         s.default_concept = d->concept_id;
         s.reason = stale_default_words(term, rules.label(d->concept_id));
         s.question = "The usual meaning of \"" + term + "\", " + rules.label(d->concept_id) +
@@ -93,8 +137,8 @@ std::optional<Slot> check_mentioned_period(const Catalog &catalog, const Rules &
     }
     if (d && !rules.eligible(d->concept_id)) {
         const Concept *dead = catalog.concept(d->concept_id);
-        Slot s =
-            period_slot(catalog, rules, facts, concept_id, term, State::Unsupported, read, true);
+        Slot s = period_slot(catalog, rules, facts, concept_id, term, State::Unsupported,
+                             read.range, true);
         s.default_concept = d->concept_id;
         s.reason = "the approved default for \"" + term + "\", " + rules.label(d->concept_id) +
                    ", " + ineligibility(dead, rules.now());
@@ -108,7 +152,8 @@ std::optional<Slot> check_mentioned_period(const Catalog &catalog, const Rules &
     if (!d && !conflict && ids.size() == 1) window = ids[0];
     if (!window.empty())
         return compare_window(catalog, rules, facts, concept_id, term, window, read, coverage);
-    Slot s = period_slot(catalog, rules, facts, concept_id, term, State::Ambiguous, read, true);
+    Slot s =
+        period_slot(catalog, rules, facts, concept_id, term, State::Ambiguous, read.range, true);
     s.reason = conflict ? "defaults for several of your roles name different periods"
                         : std::to_string(ids.size()) + " approved periods and no default applies";
     s.question = "When you say \"" + term + "\", do you mean:";
@@ -121,7 +166,8 @@ std::optional<Slot> check_period(const Catalog &catalog, const Rules &rules,
                                  const ResolutionRecord &record, const TimeFacts &facts,
                                  const GovernedColumn &column, const TimePolicy &policy,
                                  const std::string &concept_id, Coverage *coverage) {
-    const TimeRange read = facts.range_of(ColumnKey{column.relation, policy.time_attnum});
+    const ColumnKey time_column{column.relation, policy.time_attnum};
+    const PeriodRead read{facts.range_of(time_column), facts.is_date_column(time_column)};
     const std::string measure = rules.label(concept_id);
     std::optional<Slot> claim_problem;
     // The first verified binding to an eligible time window is the period the user asked for.
@@ -131,8 +177,8 @@ std::optional<Slot> check_period(const Catalog &catalog, const Rules &rules,
         const std::string term = b.term.empty() ? rules.main_term(b.concept_id) : b.term;
         if (!rules.eligible(b.concept_id)) {
             if (!claim_problem) {
-                Slot s =
-                    period_slot(catalog, rules, facts, concept_id, term, State::Unsupported, read);
+                Slot s = period_slot(catalog, rules, facts, concept_id, term, State::Unsupported,
+                                     read.range);
                 s.reason = "the record binds the period to " + rules.label(b.concept_id) +
                            ", which " + ineligibility(c, rules.now());
                 s.question = rules.label(b.concept_id) + " " + ineligibility(c, rules.now()) +
@@ -144,8 +190,8 @@ std::optional<Slot> check_period(const Catalog &catalog, const Rules &rules,
         Rules::Verification v = rules.verify(b);
         if (!v.verified) {
             if (!claim_problem) {
-                Slot s =
-                    period_slot(catalog, rules, facts, concept_id, term, State::Unverified, read);
+                Slot s = period_slot(catalog, rules, facts, concept_id, term, State::Unverified,
+                                     read.range);
                 s.reason = v.reason;
                 s.question = "Please confirm the period for " + measure + ":";
                 claim_problem = std::move(s);
@@ -160,14 +206,14 @@ std::optional<Slot> check_period(const Catalog &catalog, const Rules &rules,
     if (!periods.empty())
         return check_mentioned_period(catalog, rules, facts, concept_id, periods.front(), read,
                                       coverage);
-    if (policy.requires_range && !read.bounded()) {
-        Slot s = period_slot(catalog, rules, facts, concept_id, "", State::Ambiguous, read);
-        s.reason =
-            measure + " needs a period and the statement computes it " + describe_range(read);
+    if (policy.requires_range && !read.range.bounded()) {
+        Slot s = period_slot(catalog, rules, facts, concept_id, "", State::Ambiguous, read.range);
+        s.reason = measure + " needs a period and the statement computes it " +
+                   period_phrase(local_range(read.range, facts.clock, ""));
         s.question = "For which period should " + measure + " be computed?";
         return s;
     }
-    if (coverage) coverage->range = read;
+    if (coverage) coverage->range = read.range;
     return std::nullopt;
 }
 

@@ -83,10 +83,13 @@ json slot_json(const Catalog &catalog, const Slot &s) {
         o["key_column"] = s.key_column;
         o["truncated"] = s.truncated;
     }
-    // A period's options carry their evaluated windows.
-    for (json &option : o["options"])
+    // A period's options carry their evaluated windows, and them as people read them.
+    for (json &option : o["options"]) {
         for (const auto &entry : s.option_ranges)
             if (option["value"] == entry.first) option["range"] = range_json(entry.second);
+        for (const auto &entry : s.option_periods)
+            if (option["value"] == entry.first) option["period"] = entry.second;
+    }
     o["columns"] = s.columns;
     o["default"] = text_or_null(s.default_concept);
     if (s.time_range) {
@@ -132,14 +135,23 @@ json coverage_json(const Coverage &c) {
     return o;
 }
 
-// The options as a sentence: "A (what A is), B (what B is) or C (what C is)".
-std::string options_sentence(const Catalog &catalog, const std::vector<std::string> &ids) {
+// The options as a sentence: "A (what A is), B (what B is) or C (what C is)"; a period's
+// option with its days first: "Q3 (1 Jul – 30 Sep 2026; what Q3 is)".
+std::string options_sentence(const Catalog &catalog, const std::vector<std::string> &ids,
+                             const std::vector<std::pair<std::string, std::string>> &periods) {
     std::string out;
     for (std::size_t i = 0; i < ids.size(); ++i) {
         const Concept *c = catalog.concept(ids[i]);
         if (i > 0) out += (i + 1 == ids.size()) ? " or " : ", ";
         out += c ? label_with_unit(*c) : ids[i];
-        if (c && !c->description.empty()) out += " (" + c->description + ")";
+        std::string about;
+        for (const auto &p : periods)
+            if (p.first == ids[i]) about = p.second;
+        if (c && !c->description.empty()) {
+            if (!about.empty()) about += "; ";
+            about += c->description;
+        }
+        if (!about.empty()) out += " (" + about + ")";
     }
     return out;
 }
@@ -284,7 +296,8 @@ std::string hint_text(const Catalog &catalog, const Decision &d) {
     std::string out;
     if (first.check == SlotCheck::Meaning) {
         out = first.question;
-        if (!first.options.empty()) out += " " + options_sentence(catalog, first.options) + "?";
+        if (!first.options.empty())
+            out += " " + options_sentence(catalog, first.options, first.option_periods) + "?";
         if (first.entity && !first.entity_options.empty()) out += " " + entity_sentence(first);
     } else {
         for (const Slot &s : d.slots) {

@@ -14,6 +14,7 @@
 #include "pg/catalog/time_windows.hpp"
 #include "pg/executor/question_rounds.hpp"
 #include "pg/executor/audit_outcome.hpp"
+#include "pg/executor/zone_clock.hpp"
 
 extern "C" {
 #include "commands/dbcommands.h"
@@ -450,6 +451,10 @@ TimeFacts time_facts_of(const std::shared_ptr<const Catalog> &catalog, const Gov
     if (!dated) return facts;
     facts.ranges = evaluate_time_quals(time.quals, time.params);
     facts.windows = bound_windows(catalog, current_record(), current_mentions(catalog));
+    // Periods are read in the session's zone and the windows' (pg/executor/zone_clock.hpp).
+    facts.date_columns = date_columns_of(time.quals);
+    facts.session_zone = session_zone_name();
+    facts.clock = &zone_clock();
     return facts;
 }
 

@@ -350,6 +350,11 @@ CheckedDecision decide_for_check(const std::shared_ptr<const Catalog> &catalog, 
             TimeFacts stmt_time = time_facts_of(catalog, facts.read, StatementTime{quals, nullptr});
             for (auto &r : stmt_time.ranges) time.ranges.push_back(std::move(r));
             if (!stmt_time.windows.empty()) time.windows = std::move(stmt_time.windows);
+            for (const ColumnKey &key : stmt_time.date_columns) time.date_columns.push_back(key);
+            if (stmt_time.clock) {
+                time.session_zone = std::move(stmt_time.session_zone);
+                time.clock = stmt_time.clock;
+            }
         }
         // The names it filters by (parameters unbound name nothing), looked up as the caller.
         if (checking && !catalog->entities().empty()) {

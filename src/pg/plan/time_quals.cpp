@@ -29,6 +29,7 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+#include <algorithm>
 #include <cstring>
 
 namespace clarify::pg {
@@ -47,6 +48,7 @@ struct TimeQual {
 struct TimeScan {
     Oid relation;
     AttrNumber attnum;
+    bool date_column;  // of type date: its rows compare with a window as days (§16)
 };
 
 struct TimeQuals {
@@ -73,7 +75,7 @@ void add_scan(TimeQuals *q, Oid relation, AttrNumber attnum) {
         q->scan_capacity *= 2;
         q->scans = (TimeScan *)repalloc(q->scans, sizeof(TimeScan) * q->scan_capacity);
     }
-    q->scans[q->nscans++] = TimeScan{relation, attnum};
+    q->scans[q->nscans++] = TimeScan{relation, attnum, get_atttype(relation, attnum) == DATEOID};
 }
 
 void add_qual(TimeQuals *q, const TimeQual &qual) {
@@ -380,6 +382,16 @@ std::vector<std::pair<ColumnKey, TimeRange>> evaluate_time_quals(const TimeQuals
                 merged = true;
             }
         if (!merged) out.emplace_back(key, scans[s]);
+    }
+    return out;
+}
+
+std::vector<ColumnKey> date_columns_of(const TimeQuals *quals) {
+    std::vector<ColumnKey> out;
+    for (int s = 0; quals && s < quals->nscans; ++s) {
+        ColumnKey key{quals->scans[s].relation, quals->scans[s].attnum};
+        if (quals->scans[s].date_column && std::find(out.begin(), out.end(), key) == out.end())
+            out.push_back(key);
     }
     return out;
 }

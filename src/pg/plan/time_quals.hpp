@@ -29,4 +29,7 @@ TimeQuals *find_time_quals(const Catalog &catalog, PlannedStmt *stmt);
 std::vector<std::pair<ColumnKey, TimeRange>> evaluate_time_quals(const TimeQuals *quals,
                                                                  ParamListInfo params);
 
+// The scanned time columns of type date (dates compared in a window's zone, §16).
+std::vector<ColumnKey> date_columns_of(const TimeQuals *quals);
+
 }  // namespace clarify::pg
