@@ -48,7 +48,7 @@ SELECT pg_stat_get_xact_numscans('ent.clients'::regclass) - :before AS scans;
 SELECT jsonb_array_length(clarify.last_decision()->'bindings') AS bindings,
        clarify.last_decision()->'bindings'->0->>'value' AS value;
 COMMIT;
--- Under match = exact they are three names: two no client has.
+-- Under match = exact they are two names, and no client is named "ACME".
 RESET ROLE;
 UPDATE clarify.entities SET match = 'exact' WHERE relation = 'ent.clients'::regclass;
 SET ROLE regress_agent;
