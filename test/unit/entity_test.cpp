@@ -173,6 +173,11 @@ TEST(EntityDecision, BindingsPerExecutionAreRenderedAsTheDecisionWould) {
     EXPECT_EQ(with_entity_bindings("[]", {lookup(e, "Acme", 1)}),
               R"([{"key":"1","kind":"entity","relation":"public.customers","value":"Acme"}])");
     EXPECT_EQ(with_entity_bindings("[]", {}), "[]");
+    // Texts that need escaping come out as bindings_json renders them.
+    Decision odd;
+    std::vector<EntityLookup> strange = {lookup(e, "Ac\"me\\ \n\t\x01 \u00c4rzte", 1)};
+    add_entity_outcomes(odd, strange);
+    EXPECT_EQ(with_entity_bindings("[]", strange), bindings_json(odd));
 }
 
 }  // namespace

@@ -114,11 +114,12 @@ std::string with_entity_bindings(const std::string &bindings,
     for (const EntityLookup &l : lookups) {
         if (!l.entity || l.matches.size() != 1 || !l.unreadable_column.empty()) continue;
         if (out.size() > 1) out += ",";
-        out += nlohmann::json{{"kind", "entity"},
-                              {"relation", l.entity->relation_name},
-                              {"value", l.value},
-                              {"key", l.matches.front().value}}
-                   .dump();
+        // nlohmann's member order (a std::map: by name), each text dumped as nlohmann does:
+        // bindings_json's bytes, without building an object per statement.
+        out +=
+            "{\"key\":" + nlohmann::json(l.matches.front().value).dump() +
+            ",\"kind\":\"entity\",\"relation\":" + nlohmann::json(l.entity->relation_name).dump() +
+            ",\"value\":" + nlohmann::json(l.value).dump() + "}";
     }
     return out + "]";
 }
