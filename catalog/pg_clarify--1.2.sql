@@ -3511,3 +3511,54 @@ CREATE FUNCTION clarify.lint()
 COMMENT ON FUNCTION clarify.lint() IS
     'What in the catalog will surprise users (ambiguity hidden by a synonym, dead mappings, inverted windows, defaults and approvals for no agent, unapproved concepts in use, semi-additive measures without a snapshot, stale defaults and approvals, entities and segments over governed columns), each with a fix to paste.';
 REVOKE ALL ON FUNCTION clarify.lint() FROM PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Entities: mappings onto entity columns (docs/dba-guide.md, "Entities")
+--------------------------------------------------------------------------------------------------
+
+-- An entity's options show its name, key and detail columns, so clarify.entities refuses a
+-- governed column there; a concept mapping added later onto one of them is refused alike. A
+-- mapping that stays on its column (the catalog following a rename) is not checked again.
+CREATE FUNCTION clarify_internal.concept_columns_entity_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    entity_label text;
+    role_name    text;
+BEGIN
+    IF NEW.relation IS NULL OR NEW.column_name IS NULL OR NEW.attnum IS NULL THEN
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.relation = OLD.relation AND NEW.attnum = OLD.attnum THEN
+        RETURN NEW;
+    END IF;
+    SELECT e.label,
+           CASE WHEN NEW.column_name = e.name_column THEN 'name'
+                WHEN NEW.column_name = e.key_column THEN 'key'
+                ELSE 'detail' END
+      INTO entity_label, role_name
+      FROM clarify.entities e
+     WHERE e.relation = NEW.relation
+       AND NEW.column_name = ANY (ARRAY[e.name_column, e.key_column] || e.detail_columns)
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation "%" is the % column of the entity "%"',
+                        NEW.column_name, NEW.relation, role_name, entity_label
+            USING ERRCODE = 'check_violation',
+                  DETAIL = 'An entity''s name, key and detail columns are shown in its options, so they carry no governed meaning.',
+                  HINT = 'Map the concept to another column, or remove the entity from clarify.entities first.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION clarify_internal.concept_columns_entity_check() IS
+    'Refuses a concept mapping onto an entity''s name, key or detail column.';
+
+CREATE TRIGGER concept_columns_entity_check
+    BEFORE INSERT OR UPDATE OF relation, column_name, attnum, schema_name, table_name
+    ON clarify.concept_columns
+    FOR EACH ROW EXECUTE FUNCTION clarify_internal.concept_columns_entity_check();
+
+REVOKE ALL ON FUNCTION clarify_internal.concept_columns_entity_check() FROM PUBLIC;

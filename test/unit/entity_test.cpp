@@ -128,5 +128,57 @@ TEST(EntityOutcome, TheQuestionSlotStaysFirst) {
     EXPECT_EQ(d.slots.front().check, SlotCheck::Question);
 }
 
+TEST(EntityOutcome, UnreadableKeyIsUnsupportedWithTheGrant) {
+    Entity e = customer();
+    EntityLookup l = lookup(e, "Acme", 0);
+    l.unreadable_column = "id";
+    l.grant = "GRANT SELECT (id) ON public.customers TO agent";
+    Decision d;
+    add_entity_outcomes(d, {l});
+    EXPECT_EQ(d.state, State::Unsupported);
+    json s = payload(d)["slots"][0];
+    EXPECT_EQ(s["kind"], "entity");
+    EXPECT_EQ(s["reason"], "this role may not read the Customer key public.customers.id");
+    EXPECT_TRUE(s["question"].is_null());
+    EXPECT_EQ(s["options"], json::array());
+    EXPECT_EQ(hint_text(Catalog{}, d),
+              "The DBA can let it: GRANT SELECT (id) ON public.customers TO agent;");
+    EXPECT_TRUE(payload(d)["bindings"].empty());
+}
+
+TEST(EntityDecision, ANameBoundToOneKeyDecidesAlikeWhateverItsValue) {
+    Entity e = customer(), other = customer();
+    EntityLookup acme = lookup(e, "Acme", 1), globex = lookup(e, "Globex", 1);
+    globex.matches.front().value = "2";
+    EXPECT_TRUE(same_entity_decision({acme}, {globex}));
+    EXPECT_FALSE(same_entity_decision({acme}, {lookup(other, "Acme", 1)}));
+    EXPECT_FALSE(same_entity_decision({acme}, {lookup(e, "Acme", 2)}));
+    EXPECT_FALSE(same_entity_decision({acme}, {acme, globex}));
+    // Slots show the value and options: those decide per value.
+    EXPECT_TRUE(same_entity_decision({lookup(e, "Acme", 2)}, {lookup(e, "Acme", 2)}));
+    EXPECT_FALSE(same_entity_decision({lookup(e, "Acme", 2)}, {lookup(e, "Acmes", 2)}));
+    EXPECT_FALSE(same_entity_decision({lookup(e, "Nobody", 0)}, {lookup(e, "Noone", 0)}));
+}
+
+TEST(EntityDecision, BindingsPerExecutionAreRenderedAsTheDecisionWould) {
+    Entity e = customer();
+    std::vector<EntityLookup> lookups = {lookup(e, "Acme", 1), lookup(e, "Many", 2)};
+    Decision with, without;
+    Coverage c;
+    c.column = "public.customers.mrr";
+    with.covered.push_back(c);
+    without.covered.push_back(c);
+    add_entity_outcomes(with, lookups);
+    EXPECT_EQ(with_entity_bindings(bindings_json(without), lookups), bindings_json(with));
+    EXPECT_EQ(with_entity_bindings("[]", {lookup(e, "Acme", 1)}),
+              R"([{"key":"1","kind":"entity","relation":"public.customers","value":"Acme"}])");
+    EXPECT_EQ(with_entity_bindings("[]", {}), "[]");
+    // Texts that need escaping come out as bindings_json renders them.
+    Decision odd;
+    std::vector<EntityLookup> strange = {lookup(e, "Ac\"me\\ \n\t\x01 \u00c4rzte", 1)};
+    add_entity_outcomes(odd, strange);
+    EXPECT_EQ(with_entity_bindings("[]", strange), bindings_json(odd));
+}
+
 }  // namespace
 }  // namespace clarify

@@ -1,6 +1,7 @@
 #include "core/entity/entity.hpp"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace clarify {
 
@@ -38,6 +39,15 @@ Slot entity_slot(const EntityLookup &l) {
     s.impact = Impact::High;
     s.columns.push_back(e.relation_name + "." + e.name_column);
     const std::size_t max = static_cast<std::size_t>(e.max_options);
+    if (!l.unreadable_column.empty()) {
+        // Nothing to ask the user: the DBA decides what the role may read (the HINT says how).
+        const bool key = l.unreadable_column == e.key_column;
+        s.state = State::Unsupported;
+        s.reason = "this role may not read the " + e.label + (key ? " key " : " name ") +
+                   e.relation_name + "." + l.unreadable_column;
+        s.advice = "The DBA can let it: " + l.grant + ";";
+        return s;
+    }
     if (l.matches.empty()) {
         s.state = State::Unsupported;
         s.reason = "no " + e.label + " is named \"" + l.value + "\"";
@@ -64,7 +74,7 @@ void add_entity_outcomes(Decision &decision, const std::vector<EntityLookup> &lo
     if (lookups.empty()) return;
     for (const EntityLookup &l : lookups) {
         if (!l.entity) continue;
-        if (l.matches.size() == 1) {
+        if (l.matches.size() == 1 && l.unreadable_column.empty()) {
             decision.entity_bindings.push_back(
                 {l.entity->relation_name, l.value, l.matches.front().value});
             continue;
@@ -85,6 +95,33 @@ void add_entity_outcomes(Decision &decision, const std::vector<EntityLookup> &lo
         if (ga != gb) return gb;
         return a.impact != b.impact ? a.impact > b.impact : a.state < b.state;
     });
+}
+
+bool same_entity_decision(const std::vector<EntityLookup> &a, const std::vector<EntityLookup> &b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const bool bound = a[i].matches.size() == 1 && a[i].unreadable_column.empty();
+        const bool also = b[i].matches.size() == 1 && b[i].unreadable_column.empty();
+        if (bound != also || a[i].entity != b[i].entity) return false;
+        if (!bound && !(a[i] == b[i])) return false;
+    }
+    return true;
+}
+
+std::string with_entity_bindings(const std::string &bindings,
+                                 const std::vector<EntityLookup> &lookups) {
+    std::string out = bindings.size() >= 2 ? bindings.substr(0, bindings.size() - 1) : "[";
+    for (const EntityLookup &l : lookups) {
+        if (!l.entity || l.matches.size() != 1 || !l.unreadable_column.empty()) continue;
+        if (out.size() > 1) out += ",";
+        // nlohmann's member order (a std::map: by name), each text dumped as nlohmann does:
+        // bindings_json's bytes, without building an object per statement.
+        out +=
+            "{\"key\":" + nlohmann::json(l.matches.front().value).dump() +
+            ",\"kind\":\"entity\",\"relation\":" + nlohmann::json(l.entity->relation_name).dump() +
+            ",\"value\":" + nlohmann::json(l.value).dump() + "}";
+    }
+    return out + "]";
 }
 
 }  // namespace clarify

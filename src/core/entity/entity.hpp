@@ -21,9 +21,13 @@ struct EntityLookup {
     // When none matched: the entities whose names start with the value's first three characters.
     std::vector<EntityOption> prefix;
     bool prefix_truncated = false;
+    // Not looked up: the role may not read this column (the key or the name), and `grant` is the
+    // statement that would let it ("GRANT SELECT (id) ON crm.customers TO agent").
+    std::string unreadable_column, grant;
     bool operator==(const EntityLookup &o) const {
         return entity == o.entity && value == o.value && matches == o.matches &&
-               prefix == o.prefix && prefix_truncated == o.prefix_truncated;
+               prefix == o.prefix && prefix_truncated == o.prefix_truncated &&
+               unreadable_column == o.unreadable_column && grant == o.grant;
     }
 };
 
@@ -37,5 +41,15 @@ std::string utf8_prefix(const std::string &text, std::size_t n);
 // Adds each lookup's outcome to `decision`: one match binds its key, none is UNSUPPORTED and
 // several AMBIGUOUS (slot kind entity); the decision's state and slot order follow.
 void add_entity_outcomes(Decision &decision, const std::vector<EntityLookup> &lookups);
+
+// Whether two executions' lookups decide alike: the same entities with the same outcomes, where
+// a name bound to exactly one key is one outcome whatever the name and key (the audit binds
+// them per execution: with_entity_bindings). The decision cache's key (pg/executor/).
+bool same_entity_decision(const std::vector<EntityLookup> &a, const std::vector<EntityLookup> &b);
+
+// `bindings` (a JSON array as bindings_json renders it, core/render/payload.hpp) with the
+// bindings of the names bound to exactly one key appended, rendered as bindings_json does.
+std::string with_entity_bindings(const std::string &bindings,
+                                 const std::vector<EntityLookup> &lookups);
 
 }  // namespace clarify

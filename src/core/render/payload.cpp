@@ -295,7 +295,8 @@ std::string hint_text(const Catalog &catalog, const Decision &d) {
     const Slot &first = d.slots.front();
     std::string out;
     if (first.check == SlotCheck::Meaning) {
-        out = first.question;
+        // An entity slot without a question is the DBA's to settle: its advice says how.
+        out = first.entity && first.question.empty() ? first.advice : first.question;
         if (!first.options.empty())
             out += " " + options_sentence(catalog, first.options, first.option_periods) + "?";
         if (first.entity && !first.entity_options.empty()) out += " " + entity_sentence(first);

@@ -152,7 +152,7 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
                cached.outer == key.outer && cached.valid_from <= key.now &&
                key.now < cached.valid_until && cached.read == read &&
                cached.aggregates == aggregates && cached.time == time &&
-               cached.segments == segments && cached.entities == entities &&
+               cached.segments == segments && same_entity_decision(cached.entities, entities) &&
                cached.assume_below == assume_below && cached.require_question == require_question &&
                cached.enforcement == enforcement && cached.budget_spent == budget_spent;
     if (hit) return cached;
@@ -164,6 +164,9 @@ const DecisionCache &decide_cached(const std::shared_ptr<const Catalog> &catalog
     cached.decision = decide(catalog, ctx, record, read, aggregates, time, options);
     // After decide(): an entity slot is never assumed, also once the budget is spent (§19).
     add_entity_outcomes(cached.decision, entities);
+    // The names bound to one key are bound per execution (fill_audit_record): the decision holds
+    // for any of them.
+    cached.decision.entity_bindings.clear();
     // Captured now: a rejection's abort will undo any SET LOCAL of the record.
     cached.audit = audit_of(catalog, cached.decision, record);
     cached.catalog = catalog_ptr;
@@ -215,10 +218,21 @@ const DecisionCache &decide_rounds(const std::shared_ptr<const Catalog> &catalog
 // Step 2, the audit record: built in place in `last`. Its shared fields are copied only when the
 // cached decision changed; the per-statement facts are overwritten every time. Returns whether
 // the statement's text is the one the previous decision had.
-bool fill_audit_record(const DecisionCache &decided, const PlannedStmt *stmt, const char *source) {
+bool fill_audit_record(const DecisionCache &decided, const PlannedStmt *stmt, const char *source,
+                       const std::vector<EntityLookup> &entities) {
     if (!last.present || last.template_refresh != decided.refresh) {
         last.audit = decided.audit;
         last.template_refresh = decided.refresh;
+    }
+    // This execution's entity bindings; the shape's hash anew only when they changed.
+    if (!entities.empty()) {
+        std::string bindings = with_entity_bindings(decided.audit.bindings, entities);
+        if (bindings != last.audit.bindings) {
+            last.audit.bindings = std::move(bindings);
+            last.audit.shape_hash = last.audit.bindings == decided.audit.bindings
+                                        ? decided.audit.shape_hash
+                                        : shape_hash_of(audit_key(), last.audit);
+        }
     }
     last.present = true;
     // Until the queue answers: an error out of the wait (a cancel) must not leave the previous
@@ -261,20 +275,21 @@ struct Entries {
 const Entries &encode_entries(const AuditRecord &audit, bool same_text) {
     struct EntryKey {
         uint64 refresh;
+        AuditHash shape;  // differs within a refresh by the entity bindings
         int64 query_id;
         uint32 database, session_role, acting_role;
         int32 pid;
         bool sync;
         bool operator==(const EntryKey &o) const {
-            return refresh == o.refresh && query_id == o.query_id && database == o.database &&
-                   session_role == o.session_role && acting_role == o.acting_role && pid == o.pid &&
-                   sync == o.sync;
+            return refresh == o.refresh && shape == o.shape && query_id == o.query_id &&
+                   database == o.database && session_role == o.session_role &&
+                   acting_role == o.acting_role && pid == o.pid && sync == o.sync;
         }
     };
     static Entries entries;
     static EntryKey entry_key{};
-    EntryKey key_now{last.template_refresh, audit.query_id, audit.database, audit.session_role,
-                     audit.acting_role,     audit.pid,      audit.sync};
+    EntryKey key_now{last.template_refresh, audit.shape_hash,  audit.query_id, audit.database,
+                     audit.session_role,    audit.acting_role, audit.pid,      audit.sync};
     if (same_text && !entries.full.empty() && entry_key == key_now) {
         patch_entry(entries.full, audit.decision_id, audit.decided_at);
         if (!entries.short_form.empty())
@@ -464,7 +479,7 @@ void decide_statement(const std::shared_ptr<const Catalog> &catalog, const Gover
                       const std::vector<EntityLookup> &entities) {
     const DecisionCache &decided = decide_rounds(
         catalog, read, aggregates, time_facts_of(catalog, read, time), segments, entities);
-    bool same_text = fill_audit_record(decided, stmt, source);
+    bool same_text = fill_audit_record(decided, stmt, source, entities);
     const Entries &entries = encode_entries(last.audit, same_text);
     SubmitResult result = submit_entry(last.audit, entries);
     raise_outcome(*catalog, decided.decision, result);

@@ -3,17 +3,22 @@
 #include "pg/boundary.hpp"
 
 extern "C" {
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/formatting.h"
 #include "utils/lsyscache.h"
 }
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace clarify::pg {
 
@@ -142,6 +147,32 @@ std::vector<EntityOption> options_of(const Entity &e, const Found &f, const bool
     return out;
 }
 
+// What the lookup needs to read of the entity that the current user may not: the key or the name
+// column (nullptr: both readable), and the GRANT that would let it. PostgreSQL level.
+const char *unreadable_column(const Entity &e, bool whole, Oid user, const char **grant) {
+    Oid relation = static_cast<Oid>(e.relation);
+    const std::pair<std::int16_t, const char *> columns[2] = {
+        {e.key_attnum, e.key_column.c_str()}, {e.name_attnum, e.name_column.c_str()}};
+    for (const auto &[attnum, column] : columns) {
+        if (whole || pg_attribute_aclcheck(relation, attnum, user, ACL_SELECT) == ACLCHECK_OK)
+            continue;
+        *grant =
+            psprintf("GRANT SELECT (%s) ON %s TO %s", quote_identifier(column),
+                     quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
+                                                get_rel_name(relation)),
+                     quote_identifier(GetUserNameFromId(user, false)));
+        return column;
+    }
+    return nullptr;
+}
+
+// The name as the case-insensitive match rule compares it: lower(), as the lookup's SQL does.
+std::string folded(const std::string &value) {
+    const char *f =
+        pg_guard([&] { return str_tolower(value.c_str(), value.size(), DEFAULT_COLLATION_OID); });
+    return f;
+}
+
 }  // namespace
 
 bool entity_lookup_running() {
@@ -158,18 +189,37 @@ std::vector<EntityLookup> lookup_entities(const std::vector<EntityName> &names) 
     // An error (a cancel, statement_timeout, a privilege) ends the statement: the abort releases
     // SPI, as for the catalog's loading (pg/catalog/catalog_cache.cpp).
     {
+        // Names that are one by the match rule ("Acme", "ACME") are looked up once.
+        std::vector<std::pair<const Entity *, std::string>> seen;
         for (const EntityName &n : names) {
             const Entity &e = *n.entity;
-            // Details the user may not read are left out of the query and of the options.
+            if (n.case_insensitive) {
+                std::pair<const Entity *, std::string> one{&e, folded(n.value)};
+                if (std::find(seen.begin(), seen.end(), one) != seen.end()) continue;
+                seen.push_back(std::move(one));
+            }
+            // Details the user may not read are left out of the query and of the options; an
+            // unreadable key or name is not looked up (its values are never shown).
+            const char *unreadable = nullptr, *grant = nullptr;
             bool *readable = pg_guard([&] {
                 Oid relation = static_cast<Oid>(e.relation), user = GetUserId();
                 bool whole = pg_class_aclcheck(relation, user, ACL_SELECT) == ACLCHECK_OK;
+                unreadable = unreadable_column(e, whole, user, &grant);
                 bool *r = static_cast<bool *>(palloc0(e.detail_attnums.size() + 1));
                 for (size_t i = 0; i < e.detail_attnums.size(); ++i)
                     r[i] = whole || pg_attribute_aclcheck(relation, e.detail_attnums[i], user,
                                                           ACL_SELECT) == ACLCHECK_OK;
                 return r;
             });
+            if (unreadable) {
+                EntityLookup l;
+                l.entity = &e;
+                l.value = n.value;
+                l.unreadable_column = unreadable;
+                l.grant = grant;
+                out.push_back(std::move(l));
+                continue;
+            }
             const char *value = n.value.c_str();
             const char *sql =
                 pg_guard([&] { return lookup_sql(e, n.case_insensitive, false, readable); });
