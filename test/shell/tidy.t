@@ -44,7 +44,7 @@ EOF
 # this tree's path left out so that another clone of the same sources finds it.
 tidy_key() {
     local kind=$1 f=$2 args=() deps
-    if [[ $kind == core ]]; then mapfile -t args < <(compile_args "$f"); else args=($GLUE_FLAGS); fi
+    if [[ $kind == core ]]; then mapfile -t args < <(compile_args "$f"); else read -r -a args <<<"$GLUE_FLAGS"; fi
     ((${#args[@]})) || return 1
     # No key without the full list of what the file reads.
     deps=$(clang++ -M "${args[@]}" "$f" -o - 2>/dev/null) || return 1
@@ -57,7 +57,7 @@ tidy_key() {
 
 # tidy_one KIND FILE [CLANG-TIDY ARGS AFTER THE FILE...]: prints clang-tidy's findings in FILE.
 tidy_one() {
-    local kind=$1 f=$2 key= out rc=0
+    local kind=$1 f=$2 key='' out rc=0
     shift 2
     if [[ -n $TIDY_CACHE ]] && key=$(tidy_key "$kind" "$f") && [[ -e $TIDY_CACHE/$key ]]; then
         echo "cached: $f"
@@ -117,6 +117,7 @@ cache_probe() {
     (
         cd "$dir" || exit 1
         export repo=$dir TIDY_CACHE=$dir/cache GLUE_FLAGS="-std=c++17 -Isrc" TIDY_NEWER=
+        # shellcheck disable=SC2086
         probe() { tidy_one glue src/core/probe.cpp -- $GLUE_FLAGS; }
         [[ -z $(probe) && $(probe) == "cached: src/core/probe.cpp" ]] || exit 1
         echo 'inline int *probe() { return 0; }' >src/core/probe.hpp
