@@ -157,6 +157,7 @@ run_in_chroot() {
     chroot "$dir" env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root \
         LANG=C.UTF-8 CLARIFY_IN_CHROOT="$v" CLARIFY_FUZZ_SECONDS="${CLARIFY_FUZZ_SECONDS:-}" \
         CLARIFY_SUITES="${CLARIFY_SUITES:-}" CLARIFY_SHELL_TESTS="${CLARIFY_SHELL_TESTS:-}" \
+        CLARIFY_TIDY_CACHE="${CLARIFY_TIDY_CACHE:-}" \
         PG_CONFIG="/usr/lib/postgresql/$v/bin/pg_config" \
         "$CHROOT_TREE/scripts/test" "$@" || rc=$?
     chroot_umount "$dir"

@@ -17,7 +17,7 @@ else
         postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libpq-dev
         libtap-parser-sourcehandler-pgtap-perl python3-psycopg python3-pytest
         python3-venv python3-pip python3-setuptools python3-wheel clang-format
-        clang libclang-rt-14-dev clang-tidy
+        clang libclang-rt-14-dev clang-tidy ccache
         python3-matplotlib python3-jinja2 chromium
     )
 fi
