@@ -7,6 +7,7 @@
 extern "C" {
 #include "executor/spi.h"
 #include "utils/lsyscache.h"
+#include "utils/resowner.h"
 #include "catalog/namespace.h"
 }
 
@@ -16,18 +17,48 @@ extern "C" {
 
 namespace clarify::pg {
 
+namespace {
+
+// Releases what a catalog query's own resource owner still holds: its locks. PostgreSQL never
+// shrinks a backend's local lock table and scans every bucket of it at each transaction's end, so
+// the load's dozens of locks, kept to the end of the first transaction, would cost every later
+// transaction of the session (sql/catalog_locks.sql). Its rows are already copied out.
+void release_query_owner(ResourceOwner owner) {
+    ResourceOwnerRelease(owner, RESOURCE_RELEASE_BEFORE_LOCKS, false, false);
+    ResourceOwnerRelease(owner, RESOURCE_RELEASE_LOCKS, false, false);
+    ResourceOwnerRelease(owner, RESOURCE_RELEASE_AFTER_LOCKS, false, false);
+    ResourceOwnerDelete(owner);
+}
+
+}  // namespace
+
 Rows query(const char *sql) {
     return pg_guard([&]() -> Rows {
+        ResourceOwner caller = CurrentResourceOwner;
+        ResourceOwner own =
+            caller ? ResourceOwnerCreate(caller, "pg_clarify catalog query") : nullptr;
         Rows rows;
-        if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
-            elog(ERROR, "pg_clarify: catalog query failed: %s", sql);
-        rows.count = SPI_processed;
-        rows.width = SPI_tuptable->tupdesc->natts;
-        rows.values = static_cast<char **>(palloc0(sizeof(char *) * rows.count * rows.width + 1));
-        for (uint64 r = 0; r < rows.count; ++r)
-            for (int c = 0; c < rows.width; ++c)
-                rows.values[r * rows.width + c] =
-                    SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1);
+        if (own) CurrentResourceOwner = own;
+        PG_TRY();
+        {
+            if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+                elog(ERROR, "pg_clarify: catalog query failed: %s", sql);
+            rows.count = SPI_processed;
+            rows.width = SPI_tuptable->tupdesc->natts;
+            rows.values =
+                static_cast<char **>(palloc0(sizeof(char *) * rows.count * rows.width + 1));
+            for (uint64 r = 0; r < rows.count; ++r)
+                for (int c = 0; c < rows.width; ++c)
+                    rows.values[r * rows.width + c] =
+                        SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1);
+        }
+        PG_FINALLY();
+        {
+            // On an error `own` stays a child of the caller's owner, released by the abort.
+            CurrentResourceOwner = caller;
+        }
+        PG_END_TRY();
+        if (own) release_query_owner(own);
         return rows;
     });
 }

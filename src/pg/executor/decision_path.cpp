@@ -22,6 +22,7 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -431,6 +432,10 @@ void raise_outcome(const Catalog &catalog, const Decision &decision, SubmitResul
     }
     if (a.allowed) {
         if (a.would_reject && a.enforcement == Enforcement::Warn) warn_rejection(catalog, decision);
+        // Most allowed decisions assume no meaning: nothing to render for them.
+        if (std::none_of(decision.covered.begin(), decision.covered.end(),
+                         [](const Coverage &c) { return c.source == CoverageSource::Assumed; }))
+            return;
         for (const AssumptionWarning &w :
              assumption_warnings(catalog, decision, static_cast<AssumeBelow>(assume_below))) {
             const char *message = w.message.c_str(), *detail = w.detail.c_str();
