@@ -142,6 +142,11 @@ SELECT g->>'sqlstate' AS sqlstate, s->>'kind' AS kind, s->>'term' AS term, s->>'
 SELECT g->>'sqlstate' AS sqlstate, s->>'kind' AS kind, s->>'expected' AS expected, s->>'actual' AS actual,
        g->>'message' AS message
   FROM gate('SELECT count(*) FROM sales.customers') g, jsonb_array_elements(g->'detail'->'slots') s;
+-- Nothing to ask the person when no other segment is applied: the HINT says what the statement
+-- lacks; with another segment applied instead, it asks which one is meant.
+SELECT g->>'hint' AS hint FROM gate('SELECT count(*) FROM sales.customers') g;
+SELECT g->>'hint' AS hint
+  FROM gate('SELECT count(*) FROM sales.customers WHERE last_login_at >= current_date - 30') g;
 -- The same decision under every plan: a bound parameter equal to the predicate's constant is
 -- still a parameter in a custom plan (SQL PREPARE, PL/pgSQL), as in the generic plan.
 PREPARE within_days(int) AS SELECT count(*) FROM sales.customers WHERE last_order_at >= current_date - $1;
@@ -188,6 +193,9 @@ SELECT pg_temp.applied('SELECT count(*) FROM sales.customers WHERE last_login_at
 SELECT g->>'sqlstate' AS sqlstate, s->>'kind' AS kind, s->>'expected' AS expected, s->>'actual' AS actual
   FROM gate('SELECT count(*) FROM sales.customers WHERE last_order_at >= current_date - 30') g,
        jsonb_array_elements(g->'detail'->'slots') s;
+-- The record's binding settled it: the HINT asks nothing, it says what the statement must filter.
+SELECT g->>'hint' AS hint
+  FROM gate('SELECT count(*) FROM sales.customers WHERE last_order_at >= current_date - 30') g;
 RESET ROLE;
 
 -- Nothing resolves a mentioned term: AMBIGUOUS (QC001, kind segment), even with no filter.

@@ -54,12 +54,14 @@ GovernedColumn segment_read(const Concept &c) {
 }
 
 // The segment a binding of the record or rules 2 and 3 resolve `term` to; "" when none does.
+// `*bound`: the record's binding resolves it (the user's choice, nothing left to ask).
 std::string resolved_segment(const detail::Rules &rules, const ResolutionRecord &record,
                              const std::string &term, const std::vector<std::string> &ids,
-                             detail::TermOutcome *outcome) {
+                             detail::TermOutcome *outcome, bool *bound) {
     for (const Binding &b : record.bindings)
         if ((b.term == term || b.term.empty()) && contains(ids, b.concept_id)) {
             *outcome = detail::TermOutcome::Resolves;
+            *bound = true;
             return b.concept_id;
         }
     detail::TermVerdict v = rules.verdict(term, ids);
@@ -73,7 +75,8 @@ void said_term_rule(const Catalog &catalog, const detail::Rules &rules,
                     const std::string &term, SegmentOutcome &out) {
     const std::vector<std::string> ids = segments_of(catalog, term);
     detail::TermOutcome outcome = detail::TermOutcome::Blocks;
-    const std::string resolved = resolved_segment(rules, record, term, ids, &outcome);
+    bool bound = false;
+    const std::string resolved = resolved_segment(rules, record, term, ids, &outcome, &bound);
     std::string other;  // another of the term's segments the statement applies
     for (const std::string &id : ids)
         if (id != resolved && contains(facts.applied, id) && other.empty()) other = id;
@@ -84,8 +87,20 @@ void said_term_rule(const Catalog &catalog, const detail::Rules &rules,
         s.expected = r->segment_predicate;
         s.reason = "\"" + term + "\" means " + r->label +
                    ", but the statement does not apply that filter to " + r->segment_relation_name;
-        s.question = "You asked about \"" + term + "\" meaning " + r->label +
-                     ", but the answer would not be limited to it. Which do you mean:";
+        // Which segment is meant is the person's to say only when a default chose it and the
+        // statement applies another; else the statement lacks the filter: the advice says so
+        // and the HINT asks nothing (core/render/payload.cpp).
+        const Concept *o = other.empty() ? nullptr : segment(catalog, other);
+        if (o && !bound) {
+            s.question = "You asked about \"" + term + "\" meaning " + r->label +
+                         ", but the answer would use " + o->label + ". Which do you mean:";
+        } else {
+            s.advice = "\"" + term + "\" means " + r->label + ", but the answer would " +
+                       (o ? "use " + o->label + " instead" : std::string("not be limited to it")) +
+                       ": the statement must filter " + r->segment_relation_name +
+                       " by that definition.";
+            s.question = s.advice;
+        }
         s.impact = catalog.impact_of(term);
         out.slots.emplace_back(std::move(s), r->segment_relation_name);
         return;

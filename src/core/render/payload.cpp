@@ -296,8 +296,10 @@ std::string hint_text(const Catalog &catalog, const Decision &d) {
     std::string out;
     if (first.check == SlotCheck::Meaning) {
         // An entity slot without a question is the DBA's to settle: its advice says how.
-        out = first.entity && first.question.empty() ? first.advice : first.question;
-        if (!first.options.empty())
+        // A segment slot with advice (core/decide/segments.cpp) asks nothing: the SQL lacks it.
+        bool fix_sql = !first.entity && !first.advice.empty();
+        out = fix_sql || (first.entity && first.question.empty()) ? first.advice : first.question;
+        if (!first.options.empty() && !fix_sql)
             out += " " + options_sentence(catalog, first.options, first.option_periods) + "?";
         if (first.entity && !first.entity_options.empty()) out += " " + entity_sentence(first);
     } else {
