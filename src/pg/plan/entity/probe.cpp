@@ -281,6 +281,8 @@ bool probe_entity(const Entity &e, bool case_insensitive, const char *value, con
         return false;
     }
     if (!ActiveSnapshotSet()) return false;
+    // Catalog reads below may take invalidations: after one, the index is checked once opened.
+    uint64 before = generation;
     Relation heap = table_open(relid, AccessShareLock);  // the statement holds it already
     // Inheritance children are rows of the SQL's FROM too; a partitioned table has no index here.
     Choice *choice = heap->rd_rel->relkind == RELKIND_RELATION && !heap->rd_rel->relhassubclass
@@ -289,13 +291,12 @@ bool probe_entity(const Entity &e, bool case_insensitive, const char *value, con
     Render renders[kRenders * 2];
     int width = 0;
     if (!choice || !OidIsValid(choice->index) ||
-        2 + e.detail_attnums.size() > static_cast<size_t>(kRenders * 2) ||
+        2 + e.detail_attnums.size() > static_cast<size_t>(kRenders) * 2 ||
         !renders_of(choice, heap, e, readable, renders, &width)) {
         table_close(heap, NoLock);
         debug_query("no index serves it");
         return false;
     }
-    uint64 before = generation;
     Oid index_oid = choice->index;
     Relation index = index_open(index_oid, AccessShareLock);
     // Opening it may have read invalidations: the index must still be the one chosen.
