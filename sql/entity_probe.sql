@@ -124,6 +124,18 @@ SELECT * FROM look('query', 'probe.casts', '{Twin}');
 SELECT paths('probe.casts', '{Twin}');
 RESET ROLE;
 
+-- A key in another collation than the default sorts otherwise: the SQL answers.
+CREATE TABLE probe.coll (id text COLLATE "C" PRIMARY KEY, name text NOT NULL);
+INSERT INTO probe.coll VALUES ('b', 'Twin'), ('a', 'Twin');
+CREATE INDEX coll_name ON probe.coll (name);
+GRANT SELECT ON probe.coll TO PUBLIC;
+INSERT INTO clarify.entities (relation, name_column, key_column, label, match, approved_by)
+  VALUES ('probe.coll', 'name', 'id', 'Code', 'exact', 'Sales ops');
+SET ROLE regress_agent;
+SELECT * FROM probe_lookups('probe.coll', '{Twin}');
+SELECT paths('probe.coll', '{Twin}');
+RESET ROLE;
+
 -- The index path and the query path agree on every name.
 SELECT i.rel, i.name, i.outcome = q.outcome AS same
   FROM probe.seen i JOIN probe.seen q ON q.rel = i.rel AND q.name = i.name AND q.path = 'query'

@@ -290,11 +290,14 @@ bool probe_entity(const Entity &e, bool case_insensitive, const char *value, con
                          : nullptr;
     Render renders[kRenders * 2];
     int width = 0;
-    if (!choice || !OidIsValid(choice->index) ||
-        2 + e.detail_attnums.size() > static_cast<size_t>(kRenders) * 2 ||
-        !renders_of(choice, heap, e, readable, renders, &width)) {
+    const char *why = !choice || !OidIsValid(choice->index) ? "no index serves it"
+                      : 2 + e.detail_attnums.size() > static_cast<size_t>(kRenders) * 2 ||
+                              !renders_of(choice, heap, e, readable, renders, &width)
+                          ? "a column not rendered or sorted as text in the default collation"
+                          : nullptr;
+    if (why) {
         table_close(heap, NoLock);
-        debug_query("no index serves it");
+        debug_query(why);
         return false;
     }
     Oid index_oid = choice->index;
