@@ -64,6 +64,15 @@ using CheckPermsHook = ExecutorCheckPerms_hook_type;
 #define CLARIFY_CLEAR_NULLING(var) ((void)(var))
 #endif
 
+// 18 gave index_beginscan the scan's instrumentation (nullptr: none).
+#if PG_VERSION_NUM >= 180000
+#define CLARIFY_INDEX_BEGINSCAN(heap, index, snapshot, nkeys) \
+    index_beginscan((heap), (index), (snapshot), nullptr, (nkeys), 0)
+#else
+#define CLARIFY_INDEX_BEGINSCAN(heap, index, snapshot, nkeys) \
+    index_beginscan((heap), (index), (snapshot), (nkeys), 0)
+#endif
+
 // --- range table entries ----------------------------------------------------------------------
 
 // Whether the entry is a view. From 16 the rewriter turns a view's entry into a subquery entry

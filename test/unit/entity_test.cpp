@@ -178,6 +178,11 @@ TEST(EntityDecision, BindingsPerExecutionAreRenderedAsTheDecisionWould) {
     std::vector<EntityLookup> strange = {lookup(e, "Ac\"me\\ \n\t\x01 \u00c4rzte", 1)};
     add_entity_outcomes(odd, strange);
     EXPECT_EQ(with_entity_bindings("[]", strange), bindings_json(odd));
+    // Printable ASCII (DEL and '~' too) is written as it is, as bindings_json writes it.
+    Decision plain;
+    std::vector<EntityLookup> ascii = {lookup(e, "Acme ~\x7f Corp/1", 1)};
+    add_entity_outcomes(plain, ascii);
+    EXPECT_EQ(with_entity_bindings("[]", ascii), bindings_json(plain));
 }
 
 }  // namespace

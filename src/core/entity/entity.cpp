@@ -108,6 +108,18 @@ bool same_entity_decision(const std::vector<EntityLookup> &a, const std::vector<
     return true;
 }
 
+namespace {
+
+// A text as nlohmann's dump() writes it: as it is between quotes when it holds only printable
+// ASCII other than '"' and '\\' (the usual name or key, without building a json per statement).
+std::string json_text(const std::string &text) {
+    for (unsigned char c : text)
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return nlohmann::json(text).dump();
+    return "\"" + text + "\"";
+}
+
+}  // namespace
+
 std::string with_entity_bindings(const std::string &bindings,
                                  const std::vector<EntityLookup> &lookups) {
     std::string out = bindings.size() >= 2 ? bindings.substr(0, bindings.size() - 1) : "[";
@@ -116,10 +128,9 @@ std::string with_entity_bindings(const std::string &bindings,
         if (out.size() > 1) out += ",";
         // nlohmann's member order (a std::map: by name), each text dumped as nlohmann does:
         // bindings_json's bytes, without building an object per statement.
-        out +=
-            "{\"key\":" + nlohmann::json(l.matches.front().value).dump() +
-            ",\"kind\":\"entity\",\"relation\":" + nlohmann::json(l.entity->relation_name).dump() +
-            ",\"value\":" + nlohmann::json(l.value).dump() + "}";
+        out += "{\"key\":" + json_text(l.matches.front().value) +
+               ",\"kind\":\"entity\",\"relation\":" + json_text(l.entity->relation_name) +
+               ",\"value\":" + json_text(l.value) + "}";
     }
     return out + "]";
 }

@@ -37,6 +37,10 @@ struct EntityValue {
     Expr *value;
     ValueKind kind;
     bool case_insensitive;
+    // Filled on the first execution that evaluates it, in the plan's memory context: the
+    // expression's state (not a Const) and the output function of its type (not an array).
+    ExprState *state;
+    Oid output;
 };
 
 // One scan of an entity's relation that filters its name.
@@ -49,6 +53,7 @@ struct EntityQuals {
     int nscans, nvalues, scan_capacity, value_capacity;
     EntityScan *scans;
     EntityValue *values;
+    ExprContext *econtext;  // evaluates the values' states, reset after each execution
 };
 
 namespace {
@@ -303,8 +308,9 @@ EntityQuals *find_entity_quals(const Catalog &catalog, PlannedStmt *stmt) {
 namespace {
 
 // The texts one value names (palloc'd C strings in a List); NIL when it names nothing (NULL, a
-// parameter not bound, a pattern with wildcards).
-List *value_texts(const EntityValue &v, EState **estate, ParamListInfo params) {
+// parameter not bound, a pattern with wildcards). The expression's state and its output function
+// are kept with the plan (built once, evaluated per execution with its parameters).
+List *value_texts(EntityQuals *q, EntityValue &v, ParamListInfo params) {
     Datum value;
     bool isnull = false;
     if (IsA(v.value, Const)) {
@@ -312,17 +318,16 @@ List *value_texts(const EntityValue &v, EState **estate, ParamListInfo params) {
         value = ((Const *)v.value)->constvalue;
     } else {
         if (!params && contains_extern_param((Node *)v.value, nullptr)) return NIL;
-        if (!*estate) {
-            *estate = CreateExecutorState();
-            (*estate)->es_param_list_info = params;
+        if (!q->econtext || !v.state) {
+            MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(q));
+            if (!q->econtext) q->econtext = CreateStandaloneExprContext();
+            if (!v.state) v.state = ExecInitExpr(v.value, nullptr);
+            MemoryContextSwitchTo(old);
         }
-        MemoryContext old = MemoryContextSwitchTo((*estate)->es_query_cxt);
-        ExprState *state = ExecInitExpr(v.value, nullptr);
-        MemoryContextSwitchTo(old);
-        value = ExecEvalExprSwitchContext(state, GetPerTupleExprContext(*estate), &isnull);
+        q->econtext->ecxt_param_list_info = params;
+        value = ExecEvalExprSwitchContext(v.state, q->econtext, &isnull);
     }
     if (isnull) return NIL;
-    Oid type = exprType((Node *)v.value);
     List *out = NIL;
     Oid output;
     bool varlena;
@@ -342,8 +347,8 @@ List *value_texts(const EntityValue &v, EState **estate, ParamListInfo params) {
             if (!nulls[i]) out = lappend(out, OidOutputFunctionCall(output, items[i]));
         return out;
     }
-    getTypeOutputInfo(type, &output, &varlena);
-    char *text = OidOutputFunctionCall(output, value);
+    if (!OidIsValid(v.output)) getTypeOutputInfo(exprType((Node *)v.value), &v.output, &varlena);
+    char *text = OidOutputFunctionCall(v.output, value);
     if (v.kind == ValueKind::Pattern && is_pattern(text)) return NIL;
     return list_make1(text);
 }
@@ -355,12 +360,13 @@ std::vector<EntityName> evaluate_entity_quals(const Catalog &catalog, const Enti
     std::vector<EntityName> out;
     if (!quals) return out;
     const std::vector<Entity> &entities = catalog.entities();
-    EState *estate = nullptr;
-    for (int i = 0; i < quals->nvalues; ++i) {
-        const EntityValue &v = quals->values[i];
-        const EntityScan &scan = quals->scans[v.scan];
+    // The per-plan caches of value_texts are filled here: the plan's conditions stay as found.
+    EntityQuals *q = const_cast<EntityQuals *>(quals);
+    for (int i = 0; i < q->nvalues; ++i) {
+        EntityValue &v = q->values[i];
+        const EntityScan &scan = q->scans[v.scan];
         if (scan.key_filtered) continue;
-        List *texts = pg_guard([&] { return value_texts(v, &estate, params); });
+        List *texts = pg_guard([&] { return value_texts(q, v, params); });
         if (texts == NIL) continue;  // names nothing
         int n = pg_guard([&] { return list_length(texts); });
         for (int t = 0; t < n; ++t) {
@@ -373,7 +379,11 @@ std::vector<EntityName> evaluate_entity_quals(const Catalog &catalog, const Enti
             if (!seen) out.push_back(std::move(name));
         }
     }
-    if (estate) pg_guard([&] { FreeExecutorState(estate); });
+    if (q->econtext)
+        pg_guard([&] {
+            ResetExprContext(q->econtext);
+            q->econtext->ecxt_param_list_info = nullptr;
+        });
     return out;
 }
 

@@ -1,6 +1,7 @@
 #include "pg/pg.hpp"
 #include "pg/plan/entity/lookup.hpp"
 #include "pg/boundary.hpp"
+#include "pg/plan/entity/probe.hpp"
 
 extern "C" {
 #include "catalog/pg_collation.h"
@@ -34,12 +35,8 @@ struct Running {
     Running &operator=(const Running &) = delete;
 };
 
-// The rows of one lookup as text, copied out of SPI: key, name, then the readable details.
-struct Found {
-    uint64 count;
-    int width;
-    char **values;  // row-major; nullptr for NULL
-};
+// The rows of one lookup as text, copied out of SPI (or read by probe_entity).
+using Found = LookupRows;
 
 // "lower(col::text)" or "col::text": how the match rule compares names.
 void append_name(StringInfo sql, const char *column, bool ci) {
@@ -173,6 +170,51 @@ std::string folded(const std::string &value) {
     return f;
 }
 
+// The SPI connection of one lookup_entities call, made when a lookup first needs it (the index
+// probe needs none). An error ends the statement: the abort releases SPI, as for the catalog's
+// loading (pg/catalog/catalog_cache.cpp).
+struct Connection {
+    bool connected = false;
+    void need() {
+        if (connected) return;
+        pg_guard([] {
+            if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "pg_clarify: SPI_connect failed");
+        });
+        connected = true;
+    }
+    void finish() {
+        if (connected) pg_guard([] { SPI_finish(); });
+        connected = false;
+    }
+};
+
+// Details the user may not read are left out of the query and of the options (`readable`); an
+// unreadable key or name is not looked up (its values are never shown). PostgreSQL level.
+bool *readable_details(const Entity &e, const char **unreadable, const char **grant) {
+    Oid relation = static_cast<Oid>(e.relation), user = GetUserId();
+    bool whole = pg_class_aclcheck(relation, user, ACL_SELECT) == ACLCHECK_OK;
+    *unreadable = unreadable_column(e, whole, user, grant);
+    bool *r = static_cast<bool *>(palloc0(e.detail_attnums.size() + 1));
+    for (size_t i = 0; i < e.detail_attnums.size(); ++i)
+        r[i] = whole || pg_attribute_aclcheck(relation, e.detail_attnums[i], user, ACL_SELECT) ==
+                            ACLCHECK_OK;
+    return r;
+}
+
+// The rows named `value` (`folded`: lower-cased, case-insensitive): from the index when
+// probe_entity can answer exactly, otherwise from the lookup's SQL.
+Found exact_rows(const Entity &e, bool ci, const std::string &value, const std::string &lowered,
+                 const bool *readable, Connection &spi) {
+    Found found{0, 0, nullptr};
+    const char *probe_value = ci ? lowered.c_str() : value.c_str();
+    if (pg_guard([&] { return probe_entity(e, ci, probe_value, readable, &found); })) return found;
+    spi.need();
+    const char *v = value.c_str();
+    const char *sql = pg_guard([&] { return lookup_sql(e, ci, false, readable); });
+    SPIPlanPtr plan = prepared_plan(sql);
+    return pg_guard([&] { return run_lookup(plan, v); });
+}
+
 }  // namespace
 
 bool entity_lookup_running() {
@@ -183,67 +225,46 @@ std::vector<EntityLookup> lookup_entities(const std::vector<EntityName> &names) 
     std::vector<EntityLookup> out;
     if (names.empty()) return out;
     Running guard;
-    pg_guard([] {
-        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "pg_clarify: SPI_connect failed");
-    });
-    // An error (a cancel, statement_timeout, a privilege) ends the statement: the abort releases
-    // SPI, as for the catalog's loading (pg/catalog/catalog_cache.cpp).
-    {
-        // Names that are one by the match rule ("Acme", "ACME") are looked up once.
-        std::vector<std::pair<const Entity *, std::string>> seen;
-        for (const EntityName &n : names) {
-            const Entity &e = *n.entity;
-            if (n.case_insensitive) {
-                std::pair<const Entity *, std::string> one{&e, folded(n.value)};
-                if (std::find(seen.begin(), seen.end(), one) != seen.end()) continue;
-                seen.push_back(std::move(one));
-            }
-            // Details the user may not read are left out of the query and of the options; an
-            // unreadable key or name is not looked up (its values are never shown).
-            const char *unreadable = nullptr, *grant = nullptr;
-            bool *readable = pg_guard([&] {
-                Oid relation = static_cast<Oid>(e.relation), user = GetUserId();
-                bool whole = pg_class_aclcheck(relation, user, ACL_SELECT) == ACLCHECK_OK;
-                unreadable = unreadable_column(e, whole, user, &grant);
-                bool *r = static_cast<bool *>(palloc0(e.detail_attnums.size() + 1));
-                for (size_t i = 0; i < e.detail_attnums.size(); ++i)
-                    r[i] = whole || pg_attribute_aclcheck(relation, e.detail_attnums[i], user,
-                                                          ACL_SELECT) == ACLCHECK_OK;
-                return r;
-            });
-            if (unreadable) {
-                EntityLookup l;
-                l.entity = &e;
-                l.value = n.value;
-                l.unreadable_column = unreadable;
-                l.grant = grant;
-                out.push_back(std::move(l));
-                continue;
-            }
-            const char *value = n.value.c_str();
-            const char *sql =
-                pg_guard([&] { return lookup_sql(e, n.case_insensitive, false, readable); });
-            SPIPlanPtr plan = prepared_plan(sql);
-            Found found = pg_guard([&] { return run_lookup(plan, value); });
-            EntityLookup l;
-            l.entity = &e;
-            l.value = n.value;
-            l.matches = options_of(e, found, readable);
-            if (l.matches.empty()) {
-                std::string start = utf8_prefix(n.value, 3);
-                const char *prefix = start.c_str();
-                const char *prefix_sql =
-                    pg_guard([&] { return lookup_sql(e, n.case_insensitive, true, readable); });
-                SPIPlanPtr near_plan = prepared_plan(prefix_sql);
-                Found near = pg_guard([&] { return run_lookup(near_plan, prefix); });
-                l.prefix = options_of(e, near, readable);
-                l.prefix_truncated = l.prefix.size() > static_cast<size_t>(e.max_options);
-                if (l.prefix_truncated) l.prefix.resize(static_cast<size_t>(e.max_options));
-            }
-            out.push_back(std::move(l));
+    Connection spi;
+    // Names that are one by the match rule ("Acme", "ACME") are looked up once.
+    std::vector<std::pair<const Entity *, std::string>> seen;
+    for (const EntityName &n : names) {
+        const Entity &e = *n.entity;
+        std::string lowered;
+        if (n.case_insensitive) {
+            std::pair<const Entity *, std::string> one{&e, folded(n.value)};
+            if (std::find(seen.begin(), seen.end(), one) != seen.end()) continue;
+            lowered = one.second;
+            seen.push_back(std::move(one));
         }
+        const char *unreadable = nullptr, *grant = nullptr;
+        bool *readable = pg_guard([&] { return readable_details(e, &unreadable, &grant); });
+        EntityLookup l;
+        l.entity = &e;
+        l.value = n.value;
+        if (unreadable) {
+            l.unreadable_column = unreadable;
+            l.grant = grant;
+            out.push_back(std::move(l));
+            continue;
+        }
+        Found found = exact_rows(e, n.case_insensitive, n.value, lowered, readable, spi);
+        l.matches = options_of(e, found, readable);
+        if (l.matches.empty()) {
+            spi.need();
+            std::string start = utf8_prefix(n.value, 3);
+            const char *prefix = start.c_str();
+            const char *prefix_sql =
+                pg_guard([&] { return lookup_sql(e, n.case_insensitive, true, readable); });
+            SPIPlanPtr near_plan = prepared_plan(prefix_sql);
+            Found near = pg_guard([&] { return run_lookup(near_plan, prefix); });
+            l.prefix = options_of(e, near, readable);
+            l.prefix_truncated = l.prefix.size() > static_cast<size_t>(e.max_options);
+            if (l.prefix_truncated) l.prefix.resize(static_cast<size_t>(e.max_options));
+        }
+        out.push_back(std::move(l));
     }
-    pg_guard([] { SPI_finish(); });
+    spi.finish();
     return out;
 }
 
