@@ -176,6 +176,17 @@ SELECT * FROM probe_lookups('probe.ci', '{Globex}');
 SELECT paths('probe.ci', '{Globex}');
 ROLLBACK;
 
+-- A char(n) name column (exact rule): the SQL compares the whole name, not its first character
+-- (the lookup's cast is to bpchar, never to character, which means char(1)).
+CREATE TABLE probe.fixed (id int PRIMARY KEY, name char(12) NOT NULL);
+INSERT INTO probe.fixed VALUES (1, 'Acme'), (2, 'Acme'), (3, 'Apex');
+GRANT SELECT ON probe.fixed TO PUBLIC;
+INSERT INTO clarify.entities (relation, name_column, key_column, label, match, approved_by)
+  VALUES ('probe.fixed', 'name', 'id', 'Fixed', 'exact', 'Sales ops');
+SET ROLE regress_agent;
+SELECT * FROM probe_lookups('probe.fixed', '{Acme,Apex,Abc}');
+RESET ROLE;
+
 SET client_min_messages = warning;
 DELETE FROM clarify.entities;
 DROP FUNCTION public.look(text, text, text[]);

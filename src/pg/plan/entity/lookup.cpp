@@ -70,9 +70,11 @@ char *lookup_sql(const Entity &e, bool ci, bool prefix, const bool *readable) {
         append_name(&sql, name, true);
         appendStringInfoString(&sql, " = pg_catalog.lower($1)");
     } else {
-        // Compared in the column's own type, so that an index on it serves the lookup.
+        // Compared in the column's own type, so that an index on it serves the lookup; without
+        // a type modifier (a bare "character" would mean char(1) and cut the name).
         appendStringInfo(&sql, "%s = $1::%s", name,
-                         format_type_be(get_atttype(relation, e.name_attnum)));
+                         format_type_extended(get_atttype(relation, e.name_attnum), -1,
+                                              FORMAT_TYPE_TYPEMOD_GIVEN));
     }
     appendStringInfo(&sql, " ORDER BY 2, 1 LIMIT %d", e.max_options + 1);
     return sql.data;
