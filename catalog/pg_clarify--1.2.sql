@@ -3615,3 +3615,5 @@ LEFT JOIN LATERAL (SELECT string_agg(an.note, '; ') AS note FROM clarify.audit_n
 
 COMMENT ON COLUMN clarify.audit_batches.entity_bindings IS
     'Per decision: the entity bindings of its execution (a jsonb array, NULL when none); clarify.audit shows them after the shape''s bindings.';
+COMMENT ON COLUMN clarify.audit_log.entity_bindings IS
+    'The decision''s entity bindings (a jsonb array: the keys its names resolved to), NULL when none.';
