@@ -1957,3 +1957,58 @@ CREATE TRIGGER concept_columns_entity_check
     FOR EACH ROW EXECUTE FUNCTION clarify_internal.concept_columns_entity_check();
 
 REVOKE ALL ON FUNCTION clarify_internal.concept_columns_entity_check() FROM PUBLIC;
+
+--------------------------------------------------------------------------------------------------
+-- Entity bindings per decision: a customer named by another statement is the same decision shape
+--------------------------------------------------------------------------------------------------
+
+-- The bindings of the entity names an execution resolved to one key ({"kind": "entity",
+-- "relation", "value", "key"}, docs/reference.md, "Entities") are the decision's own, not its
+-- shape's: a prepared statement run for many customers stores one shape. One element per
+-- decision, NULL when it has none; the column is NULL for a batch without any (and for rows
+-- written before it existed). The gate writes them (src/core/entity/entity.cpp), never an agent.
+ALTER TABLE clarify.audit_batches ADD COLUMN entity_bindings jsonb[] COMPRESSION lz4;
+
+CREATE OR REPLACE VIEW clarify.audit_log AS
+SELECT u.decision_id, u.decided_at, u.session_role, u.acting_role, u.pid, u.query_id,
+       u.statement_hash, u.shape_hash, u.record_hash, u.question_id, b.batch_id, b.origin,
+       u.entity_bindings
+FROM clarify.audit_batches b
+CROSS JOIN LATERAL unnest(b.decision_ids, b.decided_ats, b.session_roles, b.acting_roles, b.pids,
+                          b.query_ids, b.statement_hashes, b.shape_hashes, b.record_hashes,
+                          b.question_ids, b.entity_bindings)
+    AS u(decision_id, decided_at, session_role, acting_role, pid, query_id, statement_hash,
+         shape_hash, record_hash, question_id, entity_bindings);
+
+-- `bindings` as before: the shape's, with the decision's entity bindings after them.
+CREATE OR REPLACE VIEW clarify.audit AS
+SELECT l.decision_id,
+       l.decided_at,
+       l.session_role::regrole AS session_role,
+       l.acting_role::regrole AS acting_role,
+       l.pid,
+       l.question_id,
+       st.body AS statement,
+       l.query_id,
+       CASE WHEN sh.allowed AND n.note IS NULL THEN 'allowed' ELSE 'rejected' END AS decision,
+       CASE WHEN n.note IS NULL THEN sh.state ELSE 'AUDIT_UNAVAILABLE' END AS state,
+       CASE WHEN n.note IS NULL THEN sh.reason
+            ELSE n.note || ' (the gate had decided ' || sh.state || ')' END AS reason,
+       sh.columns,
+       CASE WHEN l.entity_bindings IS NULL THEN sh.bindings
+            ELSE sh.bindings || l.entity_bindings END AS bindings,
+       sh.payload || jsonb_build_object('decision_id', l.decision_id::text) AS payload,
+       rec.body::jsonb AS record,
+       l.origin,
+       COALESCE(sh.payload->>'enforcement', 'enforce') AS enforcement
+FROM clarify.audit_log l
+LEFT JOIN clarify.audit_texts st ON st.hash = l.statement_hash
+LEFT JOIN clarify.audit_shapes sh ON sh.hash = l.shape_hash
+LEFT JOIN clarify.audit_texts rec ON rec.hash = l.record_hash
+LEFT JOIN LATERAL (SELECT string_agg(an.note, '; ') AS note FROM clarify.audit_notes an
+                   WHERE an.decision_id = l.decision_id) n ON true;
+
+COMMENT ON COLUMN clarify.audit_batches.entity_bindings IS
+    'Per decision: the entity bindings of its execution (a jsonb array, NULL when none); clarify.audit shows them after the shape''s bindings.';
+COMMENT ON COLUMN clarify.audit_log.entity_bindings IS
+    'The decision''s entity bindings (a jsonb array: the keys its names resolved to), NULL when none.';

@@ -65,5 +65,26 @@ int main(int argc, char **argv) {
     bytes.clear();
     encode_short(stored, bytes);
     write(dir, "short", bytes);
+
+    // A name bound to its key: the decision's entity bindings, the entries' last field.
+    AuditRecord named = allowed;
+    named.entity_bindings =
+        R"([{"key":"42","kind":"entity","relation":"crm.customers","value":"Acme"}])";
+    bytes.clear();
+    encode(named, bytes);
+    write(dir, "full_entity_bindings", bytes);
+    named.record_hash = {};
+    named.shape_hash = {3, 4};
+    named.statement_hash = {5, 6};
+    bytes.clear();
+    encode_short(named, bytes);
+    write(dir, "short_entity_bindings", bytes);
+
+    // The former format (AUD6, no entity bindings), still read from the WAL after an update.
+    bytes.clear();
+    encode(allowed, bytes);
+    bytes.resize(bytes.size() - 4);
+    bytes[0] = '6';  // the format word, little-endian
+    write(dir, "full_aud6", bytes);
     return 0;
 }

@@ -36,6 +36,7 @@ AuditRecord unwritable(const AuditRecord &a, const std::string &error) {
     safe.reason = "unwritable decision for question \"" + a.question_id.substr(0, 200) + "\" (" +
                   error.substr(0, 200) + ")";
     safe.question_id.clear();
+    safe.entity_bindings.clear();  // its entity bindings may be what could not be written
     for (char &c : safe.reason)
         if (c == '\0') c = ' ';
     return safe;
@@ -86,6 +87,12 @@ class RowBuilder {
         rows_.query_id.push_back(a.query_id);
         rows_.question.push_back(a.question_id.empty() ? std::nullopt
                                                        : std::optional<std::string>(a.question_id));
+        if (a.entity_bindings.empty()) {
+            rows_.entity_bindings.emplace_back();
+        } else {
+            rows_.entity_bindings.emplace_back(std::string(a.entity_bindings));
+            rows_.any_entity_bindings = true;
+        }
     }
     BatchRows take() { return std::move(rows_); }
 

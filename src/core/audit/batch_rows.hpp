@@ -52,6 +52,10 @@ struct BatchRows {
     std::vector<std::uint32_t> session_role, acting_role;
     std::vector<std::int32_t> pid;
     Column question;
+    // The decisions' entity bindings (NULL: none), and whether any decision has some: a batch
+    // without them leaves the audit's column NULL.
+    Column entity_bindings;
+    bool any_entity_bindings = false;
     // One per note.
     Column note_id, note_at, note_text;
     // The texts and shapes the batch inserts or finds (new_texts' and new_shapes' ids).

@@ -103,7 +103,10 @@ class Reader {
     std::size_t pos_ = 0;
 };
 
-constexpr std::uint32_t kFormat = 0x41554436;  // "AUD6"
+// AUD7 ends every entry with its entity bindings; AUD6 entries (in the write-ahead log from before
+// an update) are read as having none.
+constexpr std::uint32_t kFormat = 0x41554437;      // "AUD7"
+constexpr std::uint32_t kFormatAud6 = 0x41554436;  // "AUD6"
 constexpr std::uint8_t kShortEntry = 1;
 
 }  // namespace
@@ -133,7 +136,7 @@ void put_fixed(const Entry &a, std::string &out, std::uint8_t flags) {
 void encode(const AuditRecord &a, std::string &out) {
     put_fixed(a, out, 0);
     for (const std::string *s : {&a.question_id, &a.statement, &a.reason, &a.columns, &a.bindings,
-                                 &a.payload, &a.record, &a.note})
+                                 &a.payload, &a.record, &a.note, &a.entity_bindings})
         put_text(out, *s);
 }
 
@@ -146,6 +149,7 @@ void encode_short(const AuditRecord &a, std::string &out) {
     if (!can_encode_short(a)) throw AuditFormatError("a short audit entry needs its hashes");
     put_fixed(a, out, kShortEntry);
     put_text(out, a.question_id);
+    put_text(out, a.entity_bindings);
 }
 
 bool can_encode_short(const AuditView &a) {
@@ -157,6 +161,7 @@ void encode_short(const AuditView &a, std::string &out) {
     if (!can_encode_short(a)) throw AuditFormatError("a short audit entry needs its hashes");
     put_fixed(a, out, kShortEntry);
     put_text(out, a.question_id);
+    put_text(out, a.entity_bindings);
 }
 
 bool same_shape(const AuditView &a, const AuditView &b) {
@@ -171,6 +176,26 @@ void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t dec
     std::memcpy(entry.data() + kAt, &decided_at, sizeof(decided_at));
 }
 
+void patch_entity_bindings(std::string &entry, std::string_view was, std::string_view now) {
+    const std::size_t tail = sizeof(std::uint32_t) + was.size();
+    if (entry.size() < kAuditEntryPrefix + tail) throw AuditFormatError("truncated audit entry");
+    std::uint32_t length;
+    std::memcpy(&length, entry.data() + entry.size() - tail, sizeof(length));
+    if (length != was.size() || std::string_view(entry).substr(entry.size() - was.size()) != was)
+        throw AuditFormatError("audit entry without the entity bindings to patch");
+    entry.resize(entry.size() - tail);
+    put_text(entry, now);
+}
+
+std::string with_entity_bindings_json(std::string_view bindings, std::string_view entity_bindings) {
+    // Both are arrays as the gate renders them ("[]" or "[{...},...]"): spliced, not parsed.
+    if (entity_bindings.size() <= 2) return std::string(bindings);
+    std::string out(bindings.size() >= 2 ? bindings.substr(0, bindings.size() - 1) : "[");
+    if (out.size() > 1) out += ",";
+    out.append(entity_bindings.substr(1));
+    return out;
+}
+
 bool short_entry_hashes(std::string_view prefix, AuditHash hashes[3]) noexcept {
     // Fixed offsets, no Reader: this runs under a lock on shared memory and must not throw.
     constexpr std::size_t kRecord = 4 + 8 + 8 + 4 * 4 + 8 + 3, kShape = kRecord + 16,
@@ -179,7 +204,9 @@ bool short_entry_hashes(std::string_view prefix, AuditHash hashes[3]) noexcept {
     if (prefix.size() < kAuditEntryPrefix) return false;
     std::uint32_t format;
     std::memcpy(&format, prefix.data(), sizeof(format));
-    if (format != kFormat || static_cast<std::uint8_t>(prefix[kFlags]) != kShortEntry) return false;
+    if ((format != kFormat && format != kFormatAud6) ||
+        static_cast<std::uint8_t>(prefix[kFlags]) != kShortEntry)
+        return false;
     auto hash_at = [&prefix](std::size_t offset) {
         AuditHash h;
         std::memcpy(&h.lo, prefix.data() + offset, 8);
@@ -229,7 +256,9 @@ AuditHash shape_hash_of(const AuditKey &key, const AuditView &a) {
 
 AuditView decode_view(std::string_view bytes) {
     Reader r(bytes);
-    if (r.get<std::uint32_t>() != kFormat) throw AuditFormatError("unknown audit entry format");
+    const auto format = r.get<std::uint32_t>();
+    if (format != kFormat && format != kFormatAud6)
+        throw AuditFormatError("unknown audit entry format");
     AuditView a;
     a.decision_id = r.get<std::uint64_t>();
     a.decided_at = r.get<std::int64_t>();
@@ -259,6 +288,9 @@ AuditView decode_view(std::string_view bytes) {
                                     &a.bindings, &a.payload, &a.record, &a.note})
             *s = r.view();
     }
+    if (format == kFormat) a.entity_bindings = r.view();
+    if (!a.note.empty() && !a.entity_bindings.empty())
+        throw AuditFormatError("audit note with entity bindings");
     if (!r.done()) throw AuditFormatError("audit entry longer than its fields");
     return a;
 }
@@ -287,6 +319,7 @@ AuditRecord to_record(const AuditView &v) {
     a.payload = v.payload;
     a.record = v.record;
     a.note = v.note;
+    a.entity_bindings = v.entity_bindings;
     return a;
 }
 

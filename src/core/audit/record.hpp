@@ -44,6 +44,10 @@ struct AuditRecord {
     // Non-empty for a note about an earlier decision (same decision_id), not a decision: e.g.
     // that its statement was refused because its decision was not audited in time.
     std::string note;
+    // The execution's entity bindings (core/entity/entity.hpp, entity_bindings_json): a JSON array,
+    // "" when none. Per decision, not part of the shape: a name bound to another key is the same
+    // shape (clarify.audit shows the shape's bindings with these appended).
+    std::string entity_bindings;
     // Keyed hashes (core/audit/hash.hpp) of the record and of the decision's shape (allowed, state,
     // reason, columns, bindings, payload), computed once by the backend for a decision it reuses;
     // none: not given.
@@ -69,6 +73,7 @@ struct AuditView {
     AuditHash record_hash, shape_hash, statement_hash;
     bool is_short = false;  // as in AuditRecord
     std::string_view question_id, statement, reason, columns, bindings, payload, record, note;
+    std::string_view entity_bindings;  // as in AuditRecord
 };
 
 // The hash under which the audit stores a decision's shape.
@@ -111,6 +116,13 @@ bool same_shape(const AuditView &a, const AuditView &b);
 // Rewrites the decision id and time of an entry encode() or encode_short() made, in place: a
 // statement run again with the same decision differs in nothing else.
 void patch_entry(std::string &entry, std::uint64_t decision_id, std::int64_t decided_at);
+// Rewrites the entity bindings of an entry encode() or encode_short() made whose entity bindings
+// are `was` (its last field): the entry's tail only. Throws AuditFormatError when `entry` does
+// not end with `was`.
+void patch_entity_bindings(std::string &entry, std::string_view was, std::string_view now);
+// `bindings` (a JSON array) with the elements of `entity_bindings` (a JSON array, or "") appended:
+// what clarify.audit and clarify.last_decision() show as a decision's bindings.
+std::string with_entity_bindings_json(std::string_view bindings, std::string_view entity_bindings);
 AuditRecord decode(std::string_view bytes);
 // The fixed part every entry starts with; enough for short_entry_hashes().
 constexpr std::size_t kAuditEntryPrefix = 4 + 8 + 8 + 4 * 4 + 8 + 3 + 3 * 16 + 1;

@@ -1,4 +1,5 @@
 #include "core/entity/entity.hpp"
+#include "core/audit/record.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -120,19 +121,25 @@ std::string json_text(const std::string &text) {
 
 }  // namespace
 
-std::string with_entity_bindings(const std::string &bindings,
-                                 const std::vector<EntityLookup> &lookups) {
-    std::string out = bindings.size() >= 2 ? bindings.substr(0, bindings.size() - 1) : "[";
+void entity_bindings_json(const std::vector<EntityLookup> &lookups, std::string &out) {
+    out.clear();
     for (const EntityLookup &l : lookups) {
         if (!l.entity || l.matches.size() != 1 || !l.unreadable_column.empty()) continue;
-        if (out.size() > 1) out += ",";
+        out += out.empty() ? "[" : ",";
         // nlohmann's member order (a std::map: by name), each text dumped as nlohmann does:
         // bindings_json's bytes, without building an object per statement.
         out += "{\"key\":" + json_text(l.matches.front().value) +
                ",\"kind\":\"entity\",\"relation\":" + json_text(l.entity->relation_name) +
                ",\"value\":" + json_text(l.value) + "}";
     }
-    return out + "]";
+    if (!out.empty()) out += "]";
+}
+
+std::string with_entity_bindings(const std::string &bindings,
+                                 const std::vector<EntityLookup> &lookups) {
+    std::string entity;
+    entity_bindings_json(lookups, entity);
+    return with_entity_bindings_json(bindings, entity);
 }
 
 }  // namespace clarify

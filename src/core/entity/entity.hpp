@@ -52,4 +52,9 @@ bool same_entity_decision(const std::vector<EntityLookup> &a, const std::vector<
 std::string with_entity_bindings(const std::string &bindings,
                                  const std::vector<EntityLookup> &lookups);
 
+// The bindings of the names bound to exactly one key, as the JSON array with_entity_bindings
+// appends ("" when there are none): a decision's per-execution part of its audit bindings
+// (AuditRecord::entity_bindings). Written into `out`, reusing its storage.
+void entity_bindings_json(const std::vector<EntityLookup> &lookups, std::string &out);
+
 }  // namespace clarify

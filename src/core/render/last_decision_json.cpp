@@ -20,7 +20,7 @@ std::string last_decision_json(const AuditRecord &a, const LastDecisionFacts &fa
                 {"question_id", text_or_null(a.question_id)},
                 {"reason", a.reason},
                 {"columns", json::parse(a.columns)},
-                {"bindings", json::parse(a.bindings)},
+                {"bindings", json::parse(with_entity_bindings_json(a.bindings, a.entity_bindings))},
                 {"slots", payload.is_object() ? payload["slots"] : json::array()},
                 {"payload", payload},
                 {"record", a.record.empty() ? json(nullptr) : json::parse(a.record)},

@@ -143,7 +143,7 @@ HashMap insert_rows(BatchRows &rows, Width width) {
     }
     if (!rows.id.empty()) {
         auto [first, last] = std::minmax_element(rows.at.begin(), rows.at.end());
-        Datum values[12] = {
+        Datum values[13] = {
             Int64GetDatum(*first),
             Int64GetDatum(*last),
             value_array(rows.id, nullptr, INT8OID),
@@ -156,8 +156,10 @@ HashMap insert_rows(BatchRows &rows, Width width) {
             identity_array(rows.shape, nullptr, width),
             identity_array(rows.record, &rows.record_null, width),
             text_array(rows.question),
+            rows.any_entity_bindings ? text_array(rows.entity_bindings) : Datum(0),
         };
-        run(insert_batch[width == Width::Wide], values);
+        run((rows.any_entity_bindings ? insert_entity_batch : insert_batch)[width == Width::Wide],
+            values);
     }
     if (!rows.note_id.empty()) execute(insert_notes, {rows.note_id, rows.note_at, rows.note_text});
     return moved;

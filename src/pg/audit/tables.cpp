@@ -126,6 +126,26 @@ const Oid wide_batch_types[] = {
     "record_hashes, question_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
 Statement insert_batch[2] = {{CLARIFY_INSERT_BATCH, 12, nullptr, narrow_batch_types},
                              {CLARIFY_INSERT_BATCH, 12, nullptr, wide_batch_types}};
+// A batch with entity bindings (catalog 1.2, "Entity bindings per decision"): cast to jsonb here,
+// so an entry whose bindings are no JSON fails this insert, never a later reader of the view.
+const Oid narrow_entity_batch_types[] = {
+    TIMESTAMPTZOID, TIMESTAMPTZOID, INT8ARRAYOID, 1185 /* timestamptz[] */,
+    OIDARRAYOID,    OIDARRAYOID,    INT4ARRAYOID, INT8ARRAYOID,
+    INT8ARRAYOID,   INT8ARRAYOID,   INT8ARRAYOID, TEXTARRAYOID,
+    TEXTARRAYOID};
+const Oid wide_entity_batch_types[] = {
+    TIMESTAMPTZOID, TIMESTAMPTZOID, INT8ARRAYOID, 1185 /* timestamptz[] */,
+    OIDARRAYOID,    OIDARRAYOID,    INT4ARRAYOID, INT8ARRAYOID,
+    UUIDARRAYOID,   UUIDARRAYOID,   UUIDARRAYOID, TEXTARRAYOID,
+    TEXTARRAYOID};
+#define CLARIFY_INSERT_ENTITY_BATCH                                                               \
+    "INSERT INTO clarify.audit_batches (first_decided_at, last_decided_at, decision_ids, "        \
+    "decided_ats, session_roles, acting_roles, pids, query_ids, statement_hashes, shape_hashes, " \
+    "record_hashes, question_ids, entity_bindings) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "  \
+    "$10, $11, $12, $13::pg_catalog.jsonb[])"
+Statement insert_entity_batch[2] = {
+    {CLARIFY_INSERT_ENTITY_BATCH, 13, nullptr, narrow_entity_batch_types},
+    {CLARIFY_INSERT_ENTITY_BATCH, 13, nullptr, wide_entity_batch_types}};
 
 // The identities of one column of a batch: uuid[] (16 bytes each, as they are), or bigint[].
 Datum identity_array(const std::vector<AuditHash> &values, const std::vector<bool> *nulls,

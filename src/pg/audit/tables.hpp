@@ -32,7 +32,8 @@ struct Statement {
 };
 
 // Indexed by whether the identities are wide (uuid) or narrow (bigint).
-extern Statement existing_hashes[2], insert_texts[2], insert_shapes[2], insert_batch[2];
+extern Statement existing_hashes[2], insert_texts[2], insert_shapes[2], insert_batch[2],
+    insert_entity_batch[2];
 extern Statement insert_notes;
 
 Datum text_array(const Column &values);

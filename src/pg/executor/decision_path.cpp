@@ -225,16 +225,12 @@ bool fill_audit_record(const DecisionCache &decided, const PlannedStmt *stmt, co
         last.audit = decided.audit;
         last.template_refresh = decided.refresh;
     }
-    // This execution's entity bindings; the shape's hash anew only when they changed.
-    if (!entities.empty()) {
-        std::string bindings = with_entity_bindings(decided.audit.bindings, entities);
-        if (bindings != last.audit.bindings) {
-            last.audit.bindings = std::move(bindings);
-            last.audit.shape_hash = last.audit.bindings == decided.audit.bindings
-                                        ? decided.audit.shape_hash
-                                        : shape_hash_of(audit_key(), last.audit);
-        }
-    }
+    // This execution's entity bindings: per decision, outside the shape (its hash is the cached
+    // decision's whichever key a name is bound to).
+    if (!entities.empty())
+        entity_bindings_json(entities, last.audit.entity_bindings);
+    else if (!last.audit.entity_bindings.empty())
+        last.audit.entity_bindings.clear();
     last.present = true;
     // Until the queue answers: an error out of the wait (a cancel) must not leave the previous
     // statement's outcome on this decision.
@@ -269,14 +265,16 @@ bool fill_audit_record(const DecisionCache &decided, const PlannedStmt *stmt, co
 // once they have grown. `refusal`: why the writer could not materialise them ("" when it can).
 struct Entries {
     std::string full, short_form, refusal;
+    std::string entity_bindings;  // the entity bindings both entries end with
 };
 
-// Step 3, encode: anew when anything but the id and time differs from the last entry, else the
-// last entry with those two rewritten (a prepared statement run over and over).
+// Step 3, encode: anew when anything but the id, time and entity bindings differs from the last
+// entry, else the last entry with those rewritten (a prepared statement run over and over; the
+// entity bindings are the entries' last field: only that tail is written again).
 const Entries &encode_entries(const AuditRecord &audit, bool same_text) {
     struct EntryKey {
         uint64 refresh;
-        AuditHash shape;  // differs within a refresh by the entity bindings
+        AuditHash shape;  // differs within a refresh by the rounds' stamp
         int64 query_id;
         uint32 database, session_role, acting_role;
         int32 pid;
@@ -295,12 +293,22 @@ const Entries &encode_entries(const AuditRecord &audit, bool same_text) {
         patch_entry(entries.full, audit.decision_id, audit.decided_at);
         if (!entries.short_form.empty())
             patch_entry(entries.short_form, audit.decision_id, audit.decided_at);
+        if (audit.entity_bindings != entries.entity_bindings) {
+            entry_key = EntryKey{};  // no match until both tails are rewritten (it may throw)
+            patch_entity_bindings(entries.full, entries.entity_bindings, audit.entity_bindings);
+            if (!entries.short_form.empty())
+                patch_entity_bindings(entries.short_form, entries.entity_bindings,
+                                      audit.entity_bindings);
+            entries.entity_bindings = audit.entity_bindings;
+            entry_key = key_now;
+        }
     } else {
         entry_key = EntryKey{};  // no match until encode() has finished (it may throw)
         entries.full.clear();
         entries.short_form.clear();
         encode(audit, entries.full);
         if (can_encode_short(audit)) encode_short(audit, entries.short_form);
+        entries.entity_bindings = audit.entity_bindings;
         // Read back as the writer reads them, once per encoding: patching the id and time keeps
         // an entry readable.
         entries.refusal = entry_refusal(entries.full, audit.database);
