@@ -216,8 +216,8 @@ void sort_rows(LookupRows *rows) {
     qsort_arg(order, n, sizeof(int), compare_rows, rows);
     char **sorted = static_cast<char **>(palloc0(sizeof(char *) * (n * rows->width + 1)));
     for (int i = 0; i < n; ++i)
-        memcpy(sorted + i * rows->width, rows->values + order[i] * rows->width,
-               sizeof(char *) * rows->width);
+        for (int c = 0; c < rows->width; ++c)
+            sorted[(i * rows->width) + c] = rows->values[(order[i] * rows->width) + c];
     rows->values = sorted;
 }
 
