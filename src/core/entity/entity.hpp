@@ -44,11 +44,12 @@ void add_entity_outcomes(Decision &decision, const std::vector<EntityLookup> &lo
 
 // Whether two executions' lookups decide alike: the same entities with the same outcomes, where
 // a name bound to exactly one key is one outcome whatever the name and key (the audit binds
-// them per execution: with_entity_bindings). The decision cache's key (pg/executor/).
+// them per execution: entity_bindings_json). The decision cache's key (pg/executor/).
 bool same_entity_decision(const std::vector<EntityLookup> &a, const std::vector<EntityLookup> &b);
 
 // `bindings` (a JSON array as bindings_json renders it, core/render/payload.hpp) with the
-// bindings of the names bound to exactly one key appended, rendered as bindings_json does.
+// bindings of the names bound to exactly one key appended, rendered as bindings_json does: what
+// clarify.audit and last_decision() show, the reference the unit tests hold the split to.
 std::string with_entity_bindings(const std::string &bindings,
                                  const std::vector<EntityLookup> &lookups);
 
